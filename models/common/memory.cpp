@@ -1,0 +1,52 @@
+#include "models/common/memory.h"
+
+#include <cstring>
+
+namespace nmsim {
+
+Memory::Memory(sc_core::sc_module_name name, uint64_t size, sc_core::sc_time latency)
+    : sc_module(name), tgt("tgt"), m_data(size, 0), m_latency(latency) {
+    tgt.register_b_transport(this, &Memory::b_transport);
+    tgt.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
+    tgt.register_transport_dbg(this, &Memory::transport_dbg);
+}
+
+void Memory::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+    const uint64_t a = p.get_address();
+    const unsigned len = p.get_data_length();
+    if (p.get_byte_enable_ptr() || !contains(a, len)) {
+        p.set_response_status(p.get_byte_enable_ptr() ? tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE
+                                                      : tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    if (p.is_read())
+        std::memcpy(p.get_data_ptr(), &m_data[a], len);
+    else if (p.is_write())
+        std::memcpy(&m_data[a], p.get_data_ptr(), len);
+    delay += m_latency;
+    p.set_dmi_allowed(true);
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+bool Memory::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+    dmi.set_dmi_ptr(m_data.data());
+    dmi.set_start_address(0);
+    dmi.set_end_address(m_data.size() - 1);
+    dmi.allow_read_write();
+    dmi.set_read_latency(m_latency);
+    dmi.set_write_latency(m_latency);
+    return true;
+}
+
+unsigned int Memory::transport_dbg(tlm::tlm_generic_payload& p) {
+    const uint64_t a = p.get_address();
+    if (a >= size()) return 0;
+    unsigned len = static_cast<unsigned>(std::min<uint64_t>(p.get_data_length(), size() - a));
+    if (p.is_read())
+        std::memcpy(p.get_data_ptr(), &m_data[a], len);
+    else
+        std::memcpy(&m_data[a], p.get_data_ptr(), len);
+    return len;
+}
+
+}  // namespace nmsim
