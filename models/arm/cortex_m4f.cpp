@@ -1,1 +1,735 @@
-// in progress
+#include "models/arm/cortex_m4f.h"
+
+#include <capstone/capstone.h>
+#include <unicorn/unicorn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "models/common/peripheral.h"
+#include "models/common/sim_error.h"
+#include "models/common/trace_records.h"
+
+namespace nmsim::arm {
+namespace {
+
+constexpr uint64_t kUntil = 0xDFFFFFFEu;  // never reached: a real `until` re-translates code
+constexpr size_t kCacheEntries = 4096;    // direct-mapped block-cost cache
+
+std::string hex32(uint32_t v) {
+    char b[16];
+    std::snprintf(b, sizeof b, "0x%08x", v);
+    return b;
+}
+
+void check(uc_err e, const char* what) {
+    if (e != UC_ERR_OK) throw std::runtime_error(std::string("unicorn: ") + what + ": " + uc_strerror(e));
+}
+
+}  // namespace
+
+const char* fault_cause_name(FaultCause c) {
+    switch (c) {
+        case FaultCause::bus_error: return "bus error";
+        case FaultCause::unmapped: return "access to unmapped address";
+        case FaultCause::undefined_instruction: return "undefined instruction";
+        case FaultCause::hard_fault: return "hard fault";
+        case FaultCause::lockup: return "lockup";
+        case FaultCause::invalid_state: return "invalid state";
+        case FaultCause::breakpoint: return "breakpoint";
+    }
+    return "fault";
+}
+
+// Unicorn callbacks: thin trampolines into the core.
+struct UcHooks {
+    static void block(uc_engine* uc, uint64_t addr, uint32_t size, void* user) {
+        auto* c = static_cast<CortexM4F*>(user);
+        const uint32_t a = static_cast<uint32_t>(addr);
+        if (a != c->m_next_pc) c->m_ticks += c->m_p.branch_refill_cycles;
+        const CortexM4F::CacheEntry& e = c->block_info(a, size);
+        c->m_ticks += e.cost.cycles;
+        c->m_instructions += e.cost.instructions;
+        c->m_next_pc = a + size;
+        c->m_last_block = a;
+        if (c->m_ticks >= c->m_stop_at) uc_emu_stop(uc);
+    }
+    static void intr(uc_engine* uc, uint32_t intno, void* user) {
+        auto* c = static_cast<CortexM4F*>(user);
+        c->m_stop = CortexM4F::Stop::intr;
+        c->m_intno = intno;
+        uc_emu_stop(uc);
+    }
+    static bool invalid(uc_engine*, uc_mem_type type, uint64_t addr, int, int64_t, void* user) {
+        auto* c = static_cast<CortexM4F*>(user);
+        c->m_fault_pending = true;
+        c->m_fault_addr = static_cast<uint32_t>(addr);
+        const bool fetch = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
+        c->m_fault_cause = fetch ? FaultCause::unmapped : FaultCause::unmapped;
+        c->m_fault_detail = fetch ? "instruction fetch" : (type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT)
+                                                              ? "data write"
+                                                              : "data read";
+        return false;
+    }
+    static uint64_t mmio_read(uc_engine*, uint64_t off, unsigned size, void* user) {
+        auto* w = static_cast<CortexM4F::Window*>(user);
+        return w->core->mmio(w->base + static_cast<uint32_t>(off), size, false, 0);
+    }
+    static void mmio_write(uc_engine*, uint64_t off, unsigned size, uint64_t v, void* user) {
+        auto* w = static_cast<CortexM4F::Window*>(user);
+        w->core->mmio(w->base + static_cast<uint32_t>(off), size, true, v);
+    }
+    static uint64_t scs_read(uc_engine* uc, uint64_t off, unsigned size, void* user) {
+        auto* w = static_cast<CortexM4F::Window*>(user);
+        CortexM4F* c = w->core;
+        uint32_t v = 0;
+        std::string why;
+        if (!c->m_scs->read(w->base + static_cast<uint32_t>(off), size, v, why)) {
+            c->m_fault_pending = true;
+            c->m_fault_cause = FaultCause::bus_error;
+            c->m_fault_addr = w->base + static_cast<uint32_t>(off);
+            c->m_fault_detail = why;
+            uc_emu_stop(uc);
+        }
+        return v;
+    }
+    static void scs_write(uc_engine* uc, uint64_t off, unsigned size, uint64_t v, void* user) {
+        auto* w = static_cast<CortexM4F::Window*>(user);
+        CortexM4F* c = w->core;
+        std::string why;
+        if (!c->m_scs->write(w->base + static_cast<uint32_t>(off), size, static_cast<uint32_t>(v), why)) {
+            c->m_fault_pending = true;
+            c->m_fault_cause = FaultCause::bus_error;
+            c->m_fault_addr = w->base + static_cast<uint32_t>(off);
+            c->m_fault_detail = why;
+            uc_emu_stop(uc);
+        } else if (c->m_scs->changed()) {
+            c->m_stop = CortexM4F::Stop::mmio;  // re-evaluate exceptions now
+            uc_emu_stop(uc);
+        }
+    }
+};
+
+CortexM4F::CortexM4F(sc_core::sc_module_name name, const CoreParams& p, Frequency clock,
+                     Memory& sram, trace::Sink* sink)
+    : sc_module(name), bus("bus"), m_p(p), m_clock(clock), m_sram(sram), m_sink(sink),
+      m_cache(kCacheEntries) {
+    m_cycles = std::make_unique<CycleModel>(p.div_cycles);
+    m_scs = std::make_unique<Scs>(p.priority_bits, 32, [this] { return m_ticks; });
+    m_quantum_ticks = std::max<uint64_t>(
+        1, static_cast<uint64_t>(static_cast<double>(p.quantum.ps) * clock.hz / 1e12));
+
+    check(uc_open(UC_ARCH_ARM, UC_MODE_THUMB, &m_uc), "open");
+    // The CPU model must be set before the first mapping (reference/iss-notes.md).
+    check(uc_ctl_set_cpu_model(m_uc, UC_CPU_ARM_CORTEX_M4), "set cpu model");
+    if (sram.size() % 4096 != 0) throw std::invalid_argument(std::string(this->name()) + ": SRAM size must be a multiple of 4 KiB");
+    check(uc_mem_map_ptr(m_uc, 0, sram.size(), UC_PROT_ALL, sram.data()), "map SRAM");
+    for (uint32_t base : {Scs::kScsBase, Scs::kDwtBase}) {
+        m_windows.push_back(std::make_unique<Window>(Window{base, 0x1000, this}));
+        check(uc_mmio_map(m_uc, base, 0x1000, UcHooks::scs_read, m_windows.back().get(),
+                          UcHooks::scs_write, m_windows.back().get()),
+              "map system control space");
+    }
+    uc_hook h;
+    check(uc_hook_add(m_uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks::block), this, 1, 0), "block hook");
+    check(uc_hook_add(m_uc, &h, UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks::intr), this, 1, 0), "intr hook");
+    check(uc_hook_add(m_uc, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(UcHooks::invalid), this, 1, 0),
+          "invalid-access hook");
+
+    if (m_sink) {
+        m_component = m_sink->component(this->name());
+        m_tbl_irq = m_sink->declare_table(IrqRecord_schema());
+        m_tbl_sleep = m_sink->declare_table(SleepRecord_schema());
+        m_tbl_fault = m_sink->declare_table(FaultRecord_schema());
+    }
+    SC_HAS_PROCESS(CortexM4F);
+    SC_THREAD(run);
+#ifdef NMSIM_SANITIZE
+    set_stack_size(1024 * 1024);  // sanitizer frames are larger
+#else
+    set_stack_size(256 * 1024);
+#endif
+}
+
+CortexM4F::~CortexM4F() {
+    if (m_uc) uc_close(m_uc);
+}
+
+void CortexM4F::map_bus_window(uint32_t base, uint32_t size) {
+    m_windows.push_back(std::make_unique<Window>(Window{base, size, this}));
+    check(uc_mmio_map(m_uc, base, size, UcHooks::mmio_read, m_windows.back().get(),
+                      UcHooks::mmio_write, m_windows.back().get()),
+          "map bus window");
+}
+
+void CortexM4F::start() {
+    m_started = true;
+    m_start_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CortexM4F::halt() {
+    m_halted = true;
+    m_wake_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CortexM4F::irq_level(unsigned line, bool level) {
+    m_scs->irq_level(line, level);
+    if (level) {
+        trace_irq(kIrq0 + static_cast<int>(line), 0);
+        m_wake_event.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+uint32_t CortexM4F::reg(int r) const {
+    uint32_t v = 0;
+    uc_reg_read(m_uc, r, &v);
+    return v;
+}
+
+void CortexM4F::set_reg(int r, uint32_t v) { uc_reg_write(m_uc, r, &v); }
+
+uint32_t CortexM4F::pc() const { return reg(UC_ARM_REG_PC); }
+
+// Writing APSR back is the only way found to rebuild the translator's cached flags after a
+// mode change (reference/iss-notes.md).
+void CortexM4F::rebuild_flags() { set_reg(UC_ARM_REG_APSR_NZCV, reg(UC_ARM_REG_APSR_NZCV)); }
+
+bool CortexM4F::mem_read32(uint32_t addr, uint32_t& v) {
+    if (!m_sram.contains(addr, 4)) return false;
+    std::memcpy(&v, m_sram.data() + addr, 4);
+    return true;
+}
+
+bool CortexM4F::mem_write32(uint32_t addr, uint32_t v) {
+    if (!m_sram.contains(addr, 4)) return false;
+    std::memcpy(m_sram.data() + addr, &v, 4);
+    return true;
+}
+
+std::string CortexM4F::where(uint32_t pc) const {
+    std::string s = hex32(pc);
+    if (m_image) {
+        const std::string sym = m_image->symbolize(pc);
+        if (!sym.empty()) s += " <" + sym + ">";
+    }
+    return s;
+}
+
+// --- time ----------------------------------------------------------------------------------
+
+sc_core::sc_time CortexM4F::time_of(uint64_t ticks) const {
+    const double ps = std::round(static_cast<double>(ticks) * 1e12 / m_clock.hz);
+    return m_t0 + sc_core::sc_time(ps, sc_core::SC_PS);
+}
+
+uint64_t CortexM4F::ticks_at(const sc_core::sc_time& t) const {
+    const double ps = (t - m_t0).to_seconds() * 1e12;
+    return static_cast<uint64_t>(std::ceil(ps * m_clock.hz / 1e12 - 1e-6));
+}
+
+void CortexM4F::sync() {
+    const sc_core::sc_time target = time_of(m_ticks);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (target > now) wait(target - now);
+    m_sync_ticks = m_ticks;
+}
+
+// --- memory-mapped I/O -----------------------------------------------------------------------
+
+uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t value) {
+    sync();
+    uint8_t data[8] = {};
+    std::memcpy(data, &value, sizeof data);
+    tlm::tlm_generic_payload p;
+    BusErrorExt ext;
+    p.set_extension(&ext);
+    p.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    p.set_address(addr);
+    p.set_data_ptr(data);
+    p.set_data_length(size);
+    p.set_streaming_width(size);
+    p.set_byte_enable_ptr(nullptr);
+    p.set_dmi_allowed(false);
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    bus->b_transport(p, delay);
+    p.clear_extension(&ext);
+    if (p.is_response_error()) {
+        m_fault_pending = true;
+        m_fault_cause = FaultCause::bus_error;
+        m_fault_addr = addr;
+        m_fault_detail = std::string(is_write ? "write" : "read") + ": " +
+                         (ext.why.empty() ? p.get_response_string() : ext.why);
+        uc_emu_stop(m_uc);
+        return 0;
+    }
+    if (delay > sc_core::SC_ZERO_TIME) {  // the access stalled the core
+        m_ticks += static_cast<uint64_t>(std::ceil(delay.to_seconds() * m_clock.hz - 1e-6));
+    }
+    if (m_scs->changed() || m_halted) {
+        m_stop = Stop::mmio;
+        uc_emu_stop(m_uc);
+    }
+    uint64_t out = 0;
+    std::memcpy(&out, data, std::min<size_t>(size, sizeof out));
+    return out;
+}
+
+const CortexM4F::CacheEntry& CortexM4F::block_info(uint32_t addr, uint32_t size) {
+    CacheEntry& e = m_cache[(addr >> 1) & (kCacheEntries - 1)];
+    if (e.tag == addr && e.size == size) return e;
+    std::vector<uint8_t> code(size);
+    if (m_sram.contains(addr, size))
+        std::memcpy(code.data(), m_sram.data() + addr, size);
+    else
+        uc_mem_read(m_uc, addr, code.data(), size);
+    e.tag = addr;
+    e.size = size;
+    e.cost = m_cycles->cost(code.data(), size, addr);
+    e.ends_wfi = m_cycles->ends_with_wfi(code.data(), size, addr);
+    return e;
+}
+
+// --- main loop -----------------------------------------------------------------------------
+
+void CortexM4F::reset_core() {
+    uint32_t sp = 0, entry = 0;
+    if (!mem_read32(0, sp) || !mem_read32(4, entry)) {
+        raise_sim_error(name(), "no vector table at address 0");
+        m_halted = true;
+        return;
+    }
+    set_reg(UC_ARM_REG_MSP, sp);
+    set_reg(UC_ARM_REG_SP, sp);
+    set_reg(UC_ARM_REG_PC, entry | 1u);
+    m_t0 = sc_core::sc_time_stamp();
+    m_ticks = m_sync_ticks = 0;
+}
+
+void CortexM4F::run() {
+    if (!m_started) wait(m_start_event);
+    reset_core();
+    while (!m_halted) {
+        if (m_scs->systick_next() <= m_ticks) m_scs->systick_expired(m_ticks);
+        if (m_scs->reset_requested()) {
+            raise_sim_error(name(), "firmware requested a system reset (AIRCR.SYSRESETREQ) at pc " + where(pc()));
+            m_halted = true;
+            break;
+        }
+        take_pending_exceptions();
+        if (m_halted) break;
+        if (m_sleeping) {
+            sleep();
+            continue;
+        }
+        if (m_ticks - m_sync_ticks >= m_quantum_ticks) sync();
+        if (m_halted) break;
+        m_stop_at = std::min(m_sync_ticks + m_quantum_ticks, m_scs->systick_next());
+        // A pending but masked exception: stop after every block so that an unmasking CPSIE,
+        // MSR BASEPRI or exception return is noticed promptly.
+        if (m_scs->highest_pending() != Scs::kNoException) m_stop_at = m_ticks + 1;
+        m_stop = Stop::none;
+        const uint32_t start_pc = pc();
+        m_next_pc = start_pc;
+        m_last_block = start_pc;
+        const uc_err e = uc_emu_start(m_uc, start_pc | 1u, kUntil, 0, 0);
+        if (m_fault_pending) {
+            m_fault_pending = false;
+            uint32_t at = m_last_block;
+            if (m_fault_detail != "instruction fetch") {
+                const uint32_t precise = locate_access(m_last_block, m_fault_addr);
+                if (precise) at = precise;
+            } else {
+                at = m_fault_addr;
+            }
+            fault(m_fault_cause, at, m_fault_addr, m_fault_detail);
+            continue;
+        }
+        if (e != UC_ERR_OK) {
+            const uint32_t at = pc();
+            switch (e) {
+                case UC_ERR_INSN_INVALID: {
+                    // The ISS reports execution with EPSR.T clear (a branch to an even address)
+                    // as an invalid instruction; a decodable, non-UDF instruction means that.
+                    uint8_t code[4] = {};
+                    uc_mem_read(m_uc, at, code, 4);
+                    const std::string d = m_cycles->disassemble(code, 4, at);
+                    if (!d.empty() && d.rfind("udf", 0) != 0)
+                        fault(FaultCause::invalid_state, at, 0,
+                              "execution with the Thumb bit clear (a branch or vector to an even address?)");
+                    else
+                        fault(FaultCause::undefined_instruction, at, 0, "");
+                    break;
+                }
+                case UC_ERR_READ_PROT: case UC_ERR_WRITE_PROT: case UC_ERR_FETCH_PROT:
+                case UC_ERR_READ_UNALIGNED: case UC_ERR_WRITE_UNALIGNED: case UC_ERR_FETCH_UNALIGNED:
+                    fault(FaultCause::bus_error, at, 0, uc_strerror(e));
+                    break;
+                default:
+                    fault(FaultCause::hard_fault, at, 0, std::string("ISS error: ") + uc_strerror(e));
+                    break;
+            }
+            continue;
+        }
+        if (m_stop == Stop::intr) {
+            handle_intr(m_intno);
+            continue;
+        }
+        const CacheEntry& last = block_info(m_last_block, m_next_pc - m_last_block);
+        if (last.ends_wfi && pc() == m_next_pc) m_sleeping = true;
+    }
+    sync();
+}
+
+// --- exceptions ----------------------------------------------------------------------------
+
+bool CortexM4F::preempting_exception_pending(bool ignore_primask) const {
+    const int exc = m_scs->highest_pending();
+    if (exc == Scs::kNoException) return false;
+    const int prio = m_scs->execution_priority(ignore_primask ? false : reg(UC_ARM_REG_PRIMASK) & 1u,
+                                               reg(UC_ARM_REG_BASEPRI), reg(UC_ARM_REG_FAULTMASK) & 1u);
+    return m_scs->group_priority(exc) < prio;
+}
+
+void CortexM4F::take_pending_exceptions() {
+    m_scs->clear_changed();
+    while (!m_halted && preempting_exception_pending(false)) {
+        const int exc = m_scs->highest_pending();
+        m_sleeping = false;
+        enter_exception(exc, pc());
+    }
+}
+
+void CortexM4F::trace_irq(int exc, uint8_t kind) {
+    if (!m_sink) return;
+    IrqRecord r{};
+    r.t_ps = static_cast<uint64_t>(time_of(m_ticks).value());
+    if (kind == 0) r.t_ps = sc_core::sc_time_stamp().value();  // pended by another process
+    r.exception = static_cast<int16_t>(exc);
+    r.component = m_component;
+    r.kind = kind;
+    m_sink->append(m_tbl_irq, &r);
+}
+
+void CortexM4F::enter_exception(int exc, uint32_t return_pc) {
+    uint32_t xpsr = reg(UC_ARM_REG_XPSR) | (1u << 24);  // stacked EPSR.T is always 1
+    const uint32_t control = reg(UC_ARM_REG_CONTROL);
+    const bool thread = (xpsr & 0x1FFu) == 0;
+    const bool psp = thread && (control & 2u);
+    const bool fp = (control & 4u) != 0;  // FPCA: an FP context is live
+    const uint32_t sp = psp ? reg(UC_ARM_REG_PSP) : reg(UC_ARM_REG_MSP);
+    const uint32_t words = fp ? 26 : 8;
+    uint32_t frame = sp - 4 * words;
+    if (frame & 4u) {  // CCR.STKALIGN: 8-byte aligned frames, flagged in stacked xPSR bit 9
+        frame -= 4;
+        xpsr |= 1u << 9;
+    } else {
+        xpsr &= ~(1u << 9);
+    }
+    const uint32_t regs[8] = {reg(UC_ARM_REG_R0), reg(UC_ARM_REG_R1), reg(UC_ARM_REG_R2),
+                              reg(UC_ARM_REG_R3), reg(UC_ARM_REG_R12), reg(UC_ARM_REG_LR),
+                              return_pc & ~1u, xpsr};
+    bool ok = true;
+    for (uint32_t i = 0; i < 8; ++i) ok = ok && mem_write32(frame + 4 * i, regs[i]);
+    if (fp) {
+        for (uint32_t i = 0; i < 16; ++i) ok = ok && mem_write32(frame + 32 + 4 * i, reg(UC_ARM_REG_S0 + static_cast<int>(i)));
+        ok = ok && mem_write32(frame + 96, reg(UC_ARM_REG_FPSCR)) && mem_write32(frame + 100, 0);
+    }
+    if (!ok) {
+        raise_sim_error(name(), std::string("lockup: stacking for exception ") + std::to_string(exc) +
+                                    " failed: stack pointer " + hex32(sp) + " outside SRAM (pc " +
+                                    where(return_pc) + ")");
+        m_halted = true;
+        return;
+    }
+    if (psp) {
+        set_reg(UC_ARM_REG_PSP, frame);
+        set_reg(UC_ARM_REG_CONTROL, control & ~2u);  // handler mode runs on MSP
+    } else {
+        set_reg(UC_ARM_REG_MSP, frame);
+        set_reg(UC_ARM_REG_SP, frame);
+    }
+    const uint32_t exc_return =
+        0xFFFFFFE1u | (fp ? 0u : 0x10u) | (thread ? 0x8u : 0u) | (psp ? 0x4u : 0u);
+    set_reg(UC_ARM_REG_LR, exc_return);
+    set_reg(UC_ARM_REG_IPSR, static_cast<uint32_t>(exc));
+    set_reg(UC_ARM_REG_CONTROL, reg(UC_ARM_REG_CONTROL) & ~4u);  // FPCA cleared on entry
+    rebuild_flags();
+    uint32_t vector = 0;
+    if (!mem_read32(m_scs->vtor() + 4u * static_cast<uint32_t>(exc), vector)) {
+        raise_sim_error(name(), "lockup: vector table entry for exception " + std::to_string(exc) +
+                                    " at " + hex32(m_scs->vtor() + 4u * static_cast<uint32_t>(exc)) +
+                                    " is outside SRAM");
+        m_halted = true;
+        return;
+    }
+    m_scs->activate(exc);
+    ++m_exceptions;
+    trace_irq(exc, 1);
+    m_ticks += m_p.exception_entry_cycles + (fp ? m_p.fp_frame_extra_cycles : 0);
+    if (!(vector & 1u)) {
+        fault(FaultCause::invalid_state, vector, 0,
+              "vector for exception " + std::to_string(exc) + " has the Thumb bit clear");
+        return;
+    }
+    set_reg(UC_ARM_REG_PC, vector | 1u);
+}
+
+void CortexM4F::exception_return(uint32_t exc_return) {
+    const int exc = m_scs->current();
+    const uint32_t low = exc_return & 0x1Fu;
+    if ((exc_return & 0xFFFFFFE0u) != 0xFFFFFFE0u || (low & 0xFu) == 0 ||
+        ((low & 0xFu) != 0x1 && (low & 0xFu) != 0x9 && (low & 0xFu) != 0xD) || exc == 0) {
+        fault(FaultCause::invalid_state, m_last_block, 0,
+              "invalid exception return value " + hex32(exc_return) +
+                  (exc == 0 ? " in thread mode" : ""));
+        return;
+    }
+    const bool to_thread = exc_return & 8u;
+    const bool use_psp = exc_return & 4u;
+    const bool fp = !(exc_return & 0x10u);
+    const uint32_t sp = use_psp ? reg(UC_ARM_REG_PSP) : reg(UC_ARM_REG_MSP);
+    uint32_t f[26] = {};
+    const uint32_t words = fp ? 26 : 8;
+    for (uint32_t i = 0; i < words; ++i) {
+        if (!mem_read32(sp + 4 * i, f[i])) {
+            raise_sim_error(name(), "lockup: unstacking from " + hex32(sp) + " outside SRAM");
+            m_halted = true;
+            return;
+        }
+    }
+    const uint32_t xpsr = f[7];
+    const uint32_t new_sp = sp + 4 * words + ((xpsr >> 9) & 1u) * 4;
+    m_scs->deactivate(exc);
+    trace_irq(exc, 2);
+    set_reg(UC_ARM_REG_R0, f[0]);
+    set_reg(UC_ARM_REG_R1, f[1]);
+    set_reg(UC_ARM_REG_R2, f[2]);
+    set_reg(UC_ARM_REG_R3, f[3]);
+    set_reg(UC_ARM_REG_R12, f[4]);
+    set_reg(UC_ARM_REG_LR, f[5]);
+    const uint32_t ipsr = to_thread ? 0u : (xpsr & 0x1FFu);
+    set_reg(UC_ARM_REG_XPSR, (xpsr & ~0x3FFu) | ipsr);
+    set_reg(UC_ARM_REG_IPSR, ipsr);
+    if (fp) {
+        for (uint32_t i = 0; i < 16; ++i) set_reg(UC_ARM_REG_S0 + static_cast<int>(i), f[8 + i]);
+        set_reg(UC_ARM_REG_FPSCR, f[24]);
+    }
+    if (use_psp)
+        set_reg(UC_ARM_REG_PSP, new_sp);
+    else
+        set_reg(UC_ARM_REG_MSP, new_sp);
+    uint32_t control = reg(UC_ARM_REG_CONTROL) & ~6u;
+    if (fp) control |= 4u;
+    if (to_thread && use_psp) control |= 2u;
+    set_reg(UC_ARM_REG_CONTROL, control);
+    rebuild_flags();
+    set_reg(UC_ARM_REG_PC, f[6] | 1u);
+    m_ticks += m_p.exception_return_cycles;
+    if (to_thread && m_scs->sleep_on_exit() && !preempting_exception_pending(false)) m_sleeping = true;
+}
+
+void CortexM4F::handle_intr(uint32_t intno) {
+    const uint32_t at = pc();
+    switch (intno) {
+        case 2: {  // SVC: PC already points after the instruction
+            const int prio = m_scs->execution_priority(reg(UC_ARM_REG_PRIMASK) & 1u,
+                                                       reg(UC_ARM_REG_BASEPRI),
+                                                       reg(UC_ARM_REG_FAULTMASK) & 1u);
+            if (m_scs->group_priority(kSvcall) < prio) {
+                enter_exception(kSvcall, at);
+            } else {
+                fault(FaultCause::hard_fault, at - 2, 0,
+                      "SVC executed where SVCall cannot preempt (priority escalation)");
+            }
+            break;
+        }
+        case 7: {  // BKPT: PC at the instruction
+            uint16_t insn = 0;
+            uc_mem_read(m_uc, at, &insn, 2);
+            if (insn == 0xBEABu) {
+                semihosting();
+                if (!m_halted) set_reg(UC_ARM_REG_PC, (at + 2) | 1u);
+            } else {
+                fault(FaultCause::breakpoint, at, 0, "BKPT executed without a debugger");
+            }
+            break;
+        }
+        case 8:  // EXCP_EXCEPTION_EXIT: PC holds EXC_RETURN without its low bit
+            exception_return(at | 1u);
+            break;
+        case 1:
+            fault(FaultCause::undefined_instruction, at, 0, "");
+            break;
+        case 18:
+            fault(FaultCause::invalid_state, at, 0, "execution in ARM state (Thumb bit clear)");
+            break;
+        default:
+            fault(FaultCause::hard_fault, at, 0, "CPU exception " + std::to_string(intno));
+            break;
+    }
+}
+
+void CortexM4F::semihosting() {
+    const uint32_t op = reg(UC_ARM_REG_R0);
+    const uint32_t arg = reg(UC_ARM_REG_R1);
+    auto read_u32 = [&](uint32_t a) {
+        uint32_t v = 0;
+        uc_mem_read(m_uc, a, &v, 4);
+        return v;
+    };
+    auto put = [&](char ch) {
+        if (semihost_putc) semihost_putc(ch);
+    };
+    uint32_t result = 0;
+    switch (op) {
+        case 0x03: {  // SYS_WRITEC
+            char ch = 0;
+            uc_mem_read(m_uc, arg, &ch, 1);
+            put(ch);
+            break;
+        }
+        case 0x04: {  // SYS_WRITE0
+            for (uint32_t a = arg; a < arg + 65536; ++a) {
+                char ch = 0;
+                if (uc_mem_read(m_uc, a, &ch, 1) != UC_ERR_OK || ch == 0) break;
+                put(ch);
+            }
+            break;
+        }
+        case 0x05: {  // SYS_WRITE {fd, buf, len}: returns bytes NOT written
+            const uint32_t fd = read_u32(arg), buf = read_u32(arg + 4), len = read_u32(arg + 8);
+            if (fd == 1 || fd == 2) {
+                for (uint32_t i = 0; i < len; ++i) {
+                    char ch = 0;
+                    uc_mem_read(m_uc, buf + i, &ch, 1);
+                    put(ch);
+                }
+                result = 0;
+            } else {
+                result = len;
+            }
+            break;
+        }
+        case 0x10:  // SYS_CLOCK: centiseconds of simulated time
+            result = static_cast<uint32_t>(time_of(m_ticks).to_seconds() * 100.0);
+            break;
+        case 0x11: result = 0; break;  // SYS_TIME: deterministic runs have no wall clock
+        case 0x13: result = 0; break;  // SYS_ERRNO
+        case 0x16:                      // SYS_HEAPINFO: unknown (zeros)
+            for (uint32_t i = 0; i < 4; ++i) {
+                const uint32_t a = read_u32(arg) + 4 * i;
+                const uint32_t z = 0;
+                uc_mem_write(m_uc, a, &z, 4);
+            }
+            break;
+        case 0x18:    // SYS_EXIT: r1 is the reason code
+        case 0x20: {  // SYS_EXIT_EXTENDED: r1 -> {reason, code}
+            const uint32_t reason = op == 0x18 ? arg : read_u32(arg);
+            int code = reason == 0x20026u ? 0 : 1;
+            if (op == 0x20 && reason == 0x20026u) code = static_cast<int>(read_u32(arg + 4));
+            sync();
+            m_halted = true;
+            if (on_exit) on_exit(code);
+            return;
+        }
+        default:
+            fault(FaultCause::hard_fault, pc(), 0, "unsupported semihosting operation " + hex32(op));
+            return;
+    }
+    set_reg(UC_ARM_REG_R0, result);
+}
+
+void CortexM4F::sleep() {
+    sync();
+    if (m_halted) return;
+    if (preempting_exception_pending(true)) {  // WFI wakes even if PRIMASK masks the interrupt
+        m_sleeping = false;
+        return;
+    }
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    if (m_scs->systick_next() != UINT64_MAX) {
+        const sc_core::sc_time until = time_of(m_scs->systick_next());
+        wait(until > start ? until - start : sc_core::SC_ZERO_TIME, m_wake_event);
+    } else {
+        wait(m_wake_event);
+    }
+    const sc_core::sc_time end = sc_core::sc_time_stamp();
+    const uint64_t woke = std::max(m_ticks, ticks_at(end));
+    m_sleep_ticks += woke - m_ticks;
+    m_ticks = m_sync_ticks = woke;
+    m_sleep_time += end - start;
+    if (m_sink && end > start) {
+        SleepRecord r{};
+        r.t_start_ps = start.value();
+        r.t_end_ps = end.value();
+        r.component = m_component;
+        m_sink->append(m_tbl_sleep, &r);
+    }
+    if (m_scs->systick_next() <= m_ticks) m_scs->systick_expired(m_ticks);
+    if (m_halted || preempting_exception_pending(true)) m_sleeping = false;
+}
+
+// --- faults --------------------------------------------------------------------------------
+
+uint32_t CortexM4F::locate_access(uint32_t block, uint32_t addr) {
+    const CacheEntry& e = block_info(block, std::max<uint32_t>(2, m_next_pc - block));
+    std::vector<uint8_t> code(e.size);
+    uc_mem_read(m_uc, block, code.data(), code.size());
+    return m_cycles->find_access(code.data(), code.size(), block, addr, [this](unsigned r) {
+        if (r >= ARM_REG_R0 && r <= ARM_REG_R12) return reg(UC_ARM_REG_R0 + static_cast<int>(r - ARM_REG_R0));
+        if (r == ARM_REG_SP) return reg(UC_ARM_REG_SP);
+        if (r == ARM_REG_LR) return reg(UC_ARM_REG_LR);
+        return 0u;
+    });
+}
+
+void CortexM4F::fault(FaultCause cause, uint32_t at, uint32_t addr, const std::string& detail) {
+    std::string insn;
+    uint8_t code[4] = {};
+    if (uc_mem_read(m_uc, at, code, 4) == UC_ERR_OK) insn = m_cycles->disassemble(code, 4, at);
+    std::string msg = std::string(fault_cause_name(cause)) + " at pc " + where(at);
+    if (!insn.empty()) msg += " (" + insn + ")";
+    if (cause == FaultCause::bus_error || cause == FaultCause::unmapped) msg += ", address " + hex32(addr);
+    if (!detail.empty()) msg += ": " + detail;
+    if (m_sink) {
+        FaultRecord r{};
+        r.t_ps = static_cast<uint64_t>(time_of(m_ticks).value());
+        r.pc = at;
+        r.address = addr;
+        r.component = m_component;
+        r.cause = static_cast<uint8_t>(cause);
+        m_sink->append(m_tbl_fault, &r);
+    }
+    const bool vectorable = cause != FaultCause::lockup && cause != FaultCause::breakpoint;
+    if (m_p.fault_policy == "vector" && vectorable && !m_scs->active(kHardFault)) {
+        uint32_t cfsr = 0;
+        if (cause == FaultCause::bus_error || cause == FaultCause::unmapped) cfsr = (1u << 15) | (1u << 9);
+        if (cause == FaultCause::undefined_instruction) cfsr = 1u << 16;
+        if (cause == FaultCause::invalid_state) cfsr = 1u << 17;
+        m_scs->record_fault(cfsr, 1u << 30, cfsr & (1u << 15), addr);
+        enter_exception(kHardFault, at);
+        return;
+    }
+    if (m_p.fault_policy == "vector" && vectorable) msg = "lockup (fault inside HardFault): " + msg;
+    raise_sim_error(name(), msg);
+    m_halted = true;
+}
+
+void CortexM4F::write_summary() {
+    if (!m_sink) return;
+    const double period_ps = 1e12 / m_clock.hz;
+    m_sink->counter(m_component, "instructions", "1", static_cast<double>(m_instructions));
+    m_sink->counter(m_component, "cycles", "cycles", static_cast<double>(active_cycles()));
+    m_sink->counter(m_component, "busy_ps", "ps", static_cast<double>(active_cycles()) * period_ps);
+    m_sink->counter(m_component, "sleep_ps", "ps", static_cast<double>(m_sleep_time.value()));
+    m_sink->counter(m_component, "exceptions", "1", static_cast<double>(m_exceptions));
+    m_sink->counter(m_component, "cpi", "cycles",
+                    m_instructions ? static_cast<double>(active_cycles()) / static_cast<double>(m_instructions) : 0.0);
+    m_sink->counter(m_component, "clock_hz", "Hz", m_clock.hz);
+}
+
+}  // namespace nmsim::arm

@@ -4,8 +4,10 @@
 
 namespace nmsim {
 
-Memory::Memory(sc_core::sc_module_name name, uint64_t size, sc_core::sc_time latency)
-    : sc_module(name), tgt("tgt"), m_data(size, 0), m_latency(latency) {
+Memory::Memory(sc_core::sc_module_name name, uint64_t size, sc_core::sc_time latency,
+               double bytes_per_second)
+    : sc_module(name), tgt("tgt"), m_data(size, 0), m_latency(latency),
+      m_bytes_per_second(bytes_per_second) {
     tgt.register_b_transport(this, &Memory::b_transport);
     tgt.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
     tgt.register_transport_dbg(this, &Memory::transport_dbg);
@@ -24,6 +26,7 @@ void Memory::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     else if (p.is_write())
         std::memcpy(&m_data[a], p.get_data_ptr(), len);
     delay += m_latency;
+    if (m_bytes_per_second > 0) delay += sc_core::sc_time(len / m_bytes_per_second, sc_core::SC_SEC);
     p.set_dmi_allowed(true);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -15,8 +15,10 @@ class Memory : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<Memory> tgt;
 
-    // `latency` is annotated on every b_transport access (per access, not per byte).
-    Memory(sc_core::sc_module_name name, uint64_t size, sc_core::sc_time latency);
+    // Every b_transport access is annotated with `latency` plus its length at `bytes_per_second`
+    // (0: unlimited). Contention between initiators is not modelled here.
+    Memory(sc_core::sc_module_name name, uint64_t size, sc_core::sc_time latency,
+           double bytes_per_second = 0.0);
 
     uint8_t* data() { return m_data.data(); }
     const uint8_t* data() const { return m_data.data(); }
@@ -30,6 +32,7 @@ private:
 
     std::vector<uint8_t> m_data;
     sc_core::sc_time m_latency;
+    double m_bytes_per_second;
 };
 
 }  // namespace nmsim

@@ -36,9 +36,11 @@ struct Range {
 };
 inline Range any() { return Range{}; }
 inline Range range(double lo, double hi) { return Range{true, lo, hi, {}}; }
-inline Range one_of(std::initializer_list<const char*> c) {
+// Variadic (not an initializer list) so that it can appear inside NMSIM_PARAM's arguments.
+template <class... S>
+Range one_of(S... choices) {
     Range r;
-    for (const char* s : c) r.choices.emplace_back(s);
+    (r.choices.emplace_back(choices), ...);
     return r;
 }
 

@@ -1,0 +1,178 @@
+// ARM Cortex-M4F processor model: Unicorn executes the instructions; this module adds what
+// Unicorn lacks and ties it to SystemC time.
+//
+// - Temporal decoupling: the core runs ahead of SystemC time by up to `quantum`, then syncs.
+//   It also syncs before every memory-mapped peripheral access, so peripherals see accesses at
+//   the right time (error <= one basic block).
+// - Time: cycles from a per-basic-block cost table (cycle_model.h) plus a pipeline-refill
+//   penalty for taken branches, exception entry/return costs and bus stall delays, at the clock
+//   frequency given by the PE's performance level.
+// - Exceptions: NVIC/SCB/SysTick/DWT in the System Control Space (scs.h); entry pushes the basic
+//   or the extended (FP) frame, return unstacks it; priorities, nesting, tail-chaining through
+//   re-evaluation after every return, BASEPRI/PRIMASK/FAULTMASK masking.
+// - WFI sleeps the SystemC thread until an interrupt is pending (or SysTick expires).
+// - Faults (unmapped or rejected access, undefined instruction, invalid state, lockup) stop the
+//   run with an error naming PC, symbol, instruction, address and cause; with fault_policy
+//   "vector" they escalate to the firmware's HardFault handler instead.
+// - Semihosting (BKPT 0xAB): SYS_WRITEC, SYS_WRITE0, SYS_WRITE to stdout/stderr, SYS_EXIT,
+//   SYS_EXIT_EXTENDED, SYS_CLOCK, SYS_ERRNO, SYS_HEAPINFO: the same ELF runs on QEMU.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/arm/cycle_model.h"
+#include "models/arm/elf_image.h"
+#include "models/arm/scs.h"
+#include "models/common/irq.h"
+#include "models/common/memory.h"
+#include "models/common/param.h"
+#include "nmsim/trace/sink.h"
+
+struct uc_struct;
+
+namespace nmsim::arm {
+
+struct CoreParams {
+    NMSIM_PARAMSET(CoreParams);
+    NMSIM_PARAM(Time, quantum, Time::from_ns(1000), "", range(1e3, 1e9),
+                "temporal-decoupling quantum: how far the core may run ahead of SystemC time",
+                "assumed: 1 us bounds interrupt-sampling error to 300 cycles at 300 MHz; "
+                "quantum stop costs ~0.1 us (reference/iss-notes.md)");
+    NMSIM_PARAM(std::string, fault_policy, "stop", "", one_of("stop", "vector"),
+                "on a fault: stop the run with an error, or vector to the HardFault handler",
+                "nmsim choice: stop gives the clearest report; vector is architectural");
+    NMSIM_PARAM(uint32_t, priority_bits, 3, "bits", range(2, 8),
+                "implemented NVIC priority bits (8 levels with 3)",
+                "assumed: Cortex-M4 implementations use 3..8 bits; SpiNNaker2 value not public");
+    NMSIM_PARAM(uint32_t, exception_entry_cycles, 12, "cycles", range(0, 100),
+                "exception entry latency (basic frame, zero wait states)",
+                "Cortex-M4 TRM (ARM 100166) 3.3: interrupt latency 12 cycles");
+    NMSIM_PARAM(uint32_t, fp_frame_extra_cycles, 17, "cycles", range(0, 100),
+                "extra entry cycles when the extended FP frame is stacked (no lazy stacking)",
+                "assumed: one cycle per extra stacked word (S0-S15, FPSCR); TRM lazy stacking not modelled");
+    NMSIM_PARAM(uint32_t, exception_return_cycles, 10, "cycles", range(0, 100),
+                "exception return (unstacking) cycles", "assumed: ARM Cortex-M4 interrupt return of ~10 cycles");
+    NMSIM_PARAM(uint32_t, branch_refill_cycles, 2, "cycles", range(0, 3),
+                "pipeline refill P after a taken branch", "Cortex-M4 TRM Table 3-1: P = 1..3");
+    NMSIM_PARAM(uint32_t, div_cycles, 7, "cycles", range(2, 12),
+                "SDIV/UDIV cycles (data-dependent 2..12 in hardware)",
+                "Cortex-M4 TRM Table 3-1: 2..12; midpoint");
+};
+
+enum class FaultCause : uint8_t {
+    bus_error = 1, unmapped = 2, undefined_instruction = 3, hard_fault = 4, lockup = 5,
+    invalid_state = 6, breakpoint = 7
+};
+const char* fault_cause_name(FaultCause c);
+
+class CortexM4F : public sc_core::sc_module, public IrqSink {
+public:
+    tlm_utils::simple_initiator_socket<CortexM4F> bus;  // memory-mapped peripherals and ext memory
+
+    CortexM4F(sc_core::sc_module_name name, const CoreParams& p, Frequency clock, Memory& sram,
+              trace::Sink* sink);
+    ~CortexM4F() override;
+
+    // Forwards [base, base+size) to `bus` as memory-mapped I/O (size: multiple of 4 KiB).
+    void map_bus_window(uint32_t base, uint32_t size);
+    // Symbols for fault messages (the image itself is loaded into SRAM by the platform).
+    void set_image(const ElfImage* image) { m_image = image; }
+    // Releases the core from reset at the current simulation time.
+    void start();
+    bool started() const { return m_started; }
+    // Stops the core (the host has what it needs); it counts as halted, not failed.
+    void halt();
+    bool halted() const { return m_halted; }
+    bool sleeping() const { return m_sleeping; }
+
+    std::function<void(char)> semihost_putc;      // semihosting console output
+    std::function<void(int code)> on_exit;        // semihosting SYS_EXIT(_EXTENDED)
+
+    void irq_level(unsigned line, bool level) override;
+
+    uint64_t instructions() const { return m_instructions; }
+    uint64_t active_cycles() const { return m_ticks - m_sleep_ticks; }
+    uint64_t ticks() const { return m_ticks; }
+    sc_core::sc_time sleep_time() const { return m_sleep_time; }
+    uint64_t exceptions_taken() const { return m_exceptions; }
+    uint32_t pc() const;
+    std::string where(uint32_t pc) const;  // "0x000001a4 <main+0x20>"
+    void write_summary();
+
+private:
+    struct CacheEntry {
+        uint32_t tag = 0xFFFFFFFFu;  // block address
+        uint32_t size = 0;
+        BlockCost cost;
+        bool ends_wfi = false;
+    };
+    enum class Stop { none, intr, mmio };
+
+    void run();
+    void reset_core();
+    void sync();
+    sc_core::sc_time time_of(uint64_t ticks) const;
+    uint64_t ticks_at(const sc_core::sc_time& t) const;
+    void take_pending_exceptions();
+    bool preempting_exception_pending(bool ignore_primask) const;
+    void enter_exception(int exc, uint32_t return_pc);
+    void exception_return(uint32_t exc_return);
+    void handle_intr(uint32_t intno);
+    void semihosting();
+    void sleep();
+    void fault(FaultCause cause, uint32_t pc, uint32_t addr, const std::string& detail);
+    uint32_t locate_access(uint32_t block, uint32_t addr);
+    const CacheEntry& block_info(uint32_t addr, uint32_t size);
+    uint32_t reg(int r) const;
+    void set_reg(int r, uint32_t v);
+    void rebuild_flags();
+    bool mem_read32(uint32_t addr, uint32_t& v);
+    bool mem_write32(uint32_t addr, uint32_t v);
+    void trace_irq(int exc, uint8_t kind);
+    uint64_t mmio(uint32_t addr, unsigned size, bool is_write, uint64_t value);
+
+    friend struct UcHooks;  // Unicorn callbacks (cortex_m4f.cpp)
+
+    CoreParams m_p;
+    Frequency m_clock;
+    Memory& m_sram;
+    trace::Sink* m_sink;
+    trace::ComponentId m_component = 0;
+    trace::TableId m_tbl_irq = -1, m_tbl_sleep = -1, m_tbl_fault = -1;
+    uc_struct* m_uc = nullptr;
+    std::unique_ptr<CycleModel> m_cycles;
+    std::unique_ptr<Scs> m_scs;
+    const ElfImage* m_image = nullptr;
+    std::vector<CacheEntry> m_cache;
+    struct Window {
+        uint32_t base, size;
+        CortexM4F* core;
+    };
+    std::vector<std::unique_ptr<Window>> m_windows;
+
+    sc_core::sc_event m_start_event, m_wake_event;
+    bool m_started = false, m_halted = false, m_sleeping = false;
+
+    // time: m_ticks processor clock ticks since start (incl. sleep); SystemC time at tick t is
+    // m_t0 + t * period.
+    sc_core::sc_time m_t0;
+    uint64_t m_ticks = 0, m_sync_ticks = 0, m_stop_at = 0, m_quantum_ticks = 1;
+    uint64_t m_instructions = 0, m_sleep_ticks = 0, m_exceptions = 0;
+    sc_core::sc_time m_sleep_time;
+    uint32_t m_next_pc = 0, m_last_block = 0;
+    Stop m_stop = Stop::none;
+    uint32_t m_intno = 0;
+    bool m_fault_pending = false;
+    FaultCause m_fault_cause = FaultCause::bus_error;
+    uint32_t m_fault_addr = 0;
+    std::string m_fault_detail;
+};
+
+}  // namespace nmsim::arm

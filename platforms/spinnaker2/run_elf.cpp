@@ -1,0 +1,62 @@
+#include "platforms/spinnaker2/run_elf.h"
+
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+
+#include "models/common/sim_error.h"
+#include "models/common/sim_kernel.h"
+#include "nmsim/hw/spinnaker2/pe_map.h"
+#include "platforms/spinnaker2/pe_platform.h"
+
+namespace nmsim::spinnaker2 {
+
+ElfRunResult run_elf(const std::string& elf_path, const std::vector<std::string>& param_sets,
+                     const std::vector<uint32_t>& args) {
+    ElfRunResult r;
+    fresh_sim_kernel();
+    PePlatformParams p;
+    auto flat = flatten(p);
+    for (const auto& s : param_sets) {
+        const auto eq = s.find('=');
+        const std::string key = s.substr(0, eq);
+        auto it = std::find_if(flat.begin(), flat.end(), [&](const FlatParam& f) { return f.path == key; });
+        std::string err;
+        if (eq == std::string::npos || it == flat.end() || !it->set(s.substr(eq + 1), err)) {
+            r.error = true;
+            r.message = "bad parameter override \"" + s + "\"" + (err.empty() ? "" : ": " + err);
+            return r;
+        }
+    }
+    try {
+        const arm::ElfImage image = arm::ElfImage::load(elf_path);
+        PePlatform plat("s2", p, 1, nullptr, false);
+        Pe& pe = plat.pe(0);
+        pe.load(image);
+        if (args.size() > S2_ARGS_WORDS) throw std::runtime_error("more than S2_ARGS_WORDS arguments");
+        std::memcpy(pe.sram.data() + S2_ARGS_BASE, args.data(), 4 * args.size());
+        plat.start({0});
+        sc_core::sc_start(sc_core::sc_time(static_cast<double>(p.sim.max_time.ps), sc_core::SC_PS));
+        pe.console.flush();
+        r.console = pe.console.text();
+        r.exited = pe.exited;
+        r.exit_code = pe.exit_code;
+        r.instructions = pe.core.instructions();
+        r.cycles = pe.core.active_cycles();
+        r.sim_time_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
+        if (sim_error().set) {
+            r.error = true;
+            r.message = sim_error().formatted();
+        } else if (!pe.exited) {
+            r.error = true;
+            r.message = pe.core.sleeping() ? "program did not exit: core asleep in WFI at pc " + pe.core.where(pe.core.pc())
+                                           : "program did not exit before sim.max_time";
+        }
+    } catch (const std::exception& e) {
+        r.error = true;
+        r.message = e.what();
+    }
+    return r;
+}
+
+}  // namespace nmsim::spinnaker2
