@@ -46,21 +46,35 @@ const char* fault_cause_name(FaultCause c) {
 
 // Unicorn callbacks: thin trampolines into the core.
 struct UcHooks {
+    // Called before a translated block runs. A stop requested here prevents the block from
+    // running (measured on Unicorn 2.0.1), so its cost is counted only when it will run, and the
+    // first block after a start always runs (otherwise a pending stop would livelock).
     static void block(uc_engine* uc, uint64_t addr, uint32_t size, void* user) {
         auto* c = static_cast<CortexM4F*>(user);
+        if (c->m_stop_requested) return;  // an MMIO or interrupt stop is taking effect
         const uint32_t a = static_cast<uint32_t>(addr);
-        if (a != c->m_next_pc) c->m_ticks += c->m_p.branch_refill_cycles;
+        if (a != c->m_next_pc) {  // the previous block ended in a taken branch
+            c->m_ticks += c->m_p.branch_refill_cycles;
+            c->m_next_pc = a;
+        }
+        if (!c->m_first_block && c->m_ticks >= c->m_stop_at) {
+            c->m_stop_requested = true;
+            uc_emu_stop(uc);
+            return;
+        }
+        c->m_first_block = false;
         const CortexM4F::CacheEntry& e = c->block_info(a, size);
         c->m_ticks += e.cost.cycles;
         c->m_instructions += e.cost.instructions;
         c->m_next_pc = a + size;
         c->m_last_block = a;
-        if (c->m_ticks >= c->m_stop_at) uc_emu_stop(uc);
+        c->m_last_size = size;
     }
     static void intr(uc_engine* uc, uint32_t intno, void* user) {
         auto* c = static_cast<CortexM4F*>(user);
         c->m_stop = CortexM4F::Stop::intr;
         c->m_intno = intno;
+        c->m_stop_requested = true;
         uc_emu_stop(uc);
     }
     static bool invalid(uc_engine*, uc_mem_type type, uint64_t addr, int, int64_t, void* user) {
@@ -92,6 +106,7 @@ struct UcHooks {
             c->m_fault_cause = FaultCause::bus_error;
             c->m_fault_addr = w->base + static_cast<uint32_t>(off);
             c->m_fault_detail = why;
+            c->m_stop_requested = true;
             uc_emu_stop(uc);
         }
         return v;
@@ -105,10 +120,10 @@ struct UcHooks {
             c->m_fault_cause = FaultCause::bus_error;
             c->m_fault_addr = w->base + static_cast<uint32_t>(off);
             c->m_fault_detail = why;
+            c->m_stop_requested = true;
             uc_emu_stop(uc);
         } else if (c->m_scs->changed()) {
-            c->m_stop = CortexM4F::Stop::mmio;  // re-evaluate exceptions now
-            uc_emu_stop(uc);
+            c->stop_at_next_block();  // re-evaluate exceptions
         }
     }
 };
@@ -263,19 +278,26 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
         m_fault_addr = addr;
         m_fault_detail = std::string(is_write ? "write" : "read") + ": " +
                          (ext.why.empty() ? p.get_response_string() : ext.why);
+        m_stop_requested = true;
         uc_emu_stop(m_uc);
         return 0;
     }
     if (delay > sc_core::SC_ZERO_TIME) {  // the access stalled the core
         m_ticks += static_cast<uint64_t>(std::ceil(delay.to_seconds() * m_clock.hz - 1e-6));
     }
-    if (m_scs->changed() || m_halted) {
-        m_stop = Stop::mmio;
-        uc_emu_stop(m_uc);
-    }
+    if (m_scs->changed() || m_halted) stop_at_next_block();
     uint64_t out = 0;
     std::memcpy(&out, data, std::min<size_t>(size, sizeof out));
     return out;
+}
+
+// uc_emu_stop() from a memory callback aborts the block after the access but leaves the ISS's PC
+// at the block start (measured on Unicorn 2.0.1): resuming would repeat the block's first
+// instructions. So non-fault stops requested during an access take effect at the next block
+// boundary, through the block hook, where the PC is exact.
+void CortexM4F::stop_at_next_block() {
+    m_stop = Stop::mmio;
+    m_stop_at = 0;
 }
 
 const CortexM4F::CacheEntry& CortexM4F::block_info(uint32_t addr, uint32_t size) {
@@ -332,9 +354,12 @@ void CortexM4F::run() {
         // MSR BASEPRI or exception return is noticed promptly.
         if (m_scs->highest_pending() != Scs::kNoException) m_stop_at = m_ticks + 1;
         m_stop = Stop::none;
+        m_stop_requested = false;
+        m_first_block = true;
         const uint32_t start_pc = pc();
         m_next_pc = start_pc;
         m_last_block = start_pc;
+        m_last_size = 0;
         const uc_err e = uc_emu_start(m_uc, start_pc | 1u, kUntil, 0, 0);
         if (m_fault_pending) {
             m_fault_pending = false;
@@ -378,8 +403,10 @@ void CortexM4F::run() {
             handle_intr(m_intno);
             continue;
         }
-        const CacheEntry& last = block_info(m_last_block, m_next_pc - m_last_block);
-        if (last.ends_wfi && pc() == m_next_pc) m_sleeping = true;
+        if (m_last_size) {
+            const CacheEntry& last = block_info(m_last_block, m_last_size);
+            if (last.ends_wfi && pc() == m_last_block + m_last_size) m_sleeping = true;
+        }
     }
     sync();
 }
@@ -414,13 +441,27 @@ void CortexM4F::trace_irq(int exc, uint8_t kind) {
     m_sink->append(m_tbl_irq, &r);
 }
 
+// Unicorn applies the architectural privilege rules to register access from the host: an
+// unprivileged thread reads MSP/PSP/CONTROL as 0 and ignores writes to them, and CONTROL.SPSEL
+// writes are ignored in handler mode. So entry from an unprivileged thread first raises privilege
+// (a brief switch to handler mode, which is always privileged, clears nPRIV); then the frame is
+// pushed and SPSEL cleared while still in thread mode (the ISS rebanks SP), and only then the
+// core enters handler mode, restoring nPRIV in CONTROL.
 void CortexM4F::enter_exception(int exc, uint32_t return_pc) {
     uint32_t xpsr = reg(UC_ARM_REG_XPSR) | (1u << 24);  // stacked EPSR.T is always 1
-    const uint32_t control = reg(UC_ARM_REG_CONTROL);
     const bool thread = (xpsr & 0x1FFu) == 0;
-    const bool psp = thread && (control & 2u);
+    uint32_t control = 0;
+    if (thread) {
+        set_reg(UC_ARM_REG_IPSR, static_cast<uint32_t>(exc));
+        control = reg(UC_ARM_REG_CONTROL);
+        set_reg(UC_ARM_REG_CONTROL, control & ~1u);
+        set_reg(UC_ARM_REG_IPSR, 0);
+    } else {
+        control = reg(UC_ARM_REG_CONTROL);
+    }
+    const bool psp_in_use = thread && (control & 2u);
     const bool fp = (control & 4u) != 0;  // FPCA: an FP context is live
-    const uint32_t sp = psp ? reg(UC_ARM_REG_PSP) : reg(UC_ARM_REG_MSP);
+    const uint32_t sp = psp_in_use ? reg(UC_ARM_REG_PSP) : reg(UC_ARM_REG_MSP);
     const uint32_t words = fp ? 26 : 8;
     uint32_t frame = sp - 4 * words;
     if (frame & 4u) {  // CCR.STKALIGN: 8-byte aligned frames, flagged in stacked xPSR bit 9
@@ -445,18 +486,17 @@ void CortexM4F::enter_exception(int exc, uint32_t return_pc) {
         m_halted = true;
         return;
     }
-    if (psp) {
+    if (psp_in_use) {
         set_reg(UC_ARM_REG_PSP, frame);
-        set_reg(UC_ARM_REG_CONTROL, control & ~2u);  // handler mode runs on MSP
+        set_reg(UC_ARM_REG_CONTROL, control & ~3u);  // thread mode: the ISS rebanks SP to MSP
     } else {
         set_reg(UC_ARM_REG_MSP, frame);
-        set_reg(UC_ARM_REG_SP, frame);
     }
     const uint32_t exc_return =
-        0xFFFFFFE1u | (fp ? 0u : 0x10u) | (thread ? 0x8u : 0u) | (psp ? 0x4u : 0u);
+        0xFFFFFFE1u | (fp ? 0u : 0x10u) | (thread ? 0x8u : 0u) | (psp_in_use ? 0x4u : 0u);
     set_reg(UC_ARM_REG_LR, exc_return);
     set_reg(UC_ARM_REG_IPSR, static_cast<uint32_t>(exc));
-    set_reg(UC_ARM_REG_CONTROL, reg(UC_ARM_REG_CONTROL) & ~4u);  // FPCA cleared on entry
+    set_reg(UC_ARM_REG_CONTROL, control & ~6u);  // handler: SPSEL 0, FPCA 0, nPRIV kept
     rebuild_flags();
     uint32_t vector = 0;
     if (!mem_read32(m_scs->vtor() + 4u * static_cast<uint32_t>(exc), vector)) {
@@ -478,20 +518,22 @@ void CortexM4F::enter_exception(int exc, uint32_t return_pc) {
     set_reg(UC_ARM_REG_PC, vector | 1u);
 }
 
+// Runs in handler mode (privileged). A return to thread mode passes through privileged thread
+// mode so that the final CONTROL write (SPSEL from EXC_RETURN, nPRIV restored) rebanks SP.
 void CortexM4F::exception_return(uint32_t exc_return) {
     const int exc = m_scs->current();
-    const uint32_t low = exc_return & 0x1Fu;
-    if ((exc_return & 0xFFFFFFE0u) != 0xFFFFFFE0u || (low & 0xFu) == 0 ||
-        ((low & 0xFu) != 0x1 && (low & 0xFu) != 0x9 && (low & 0xFu) != 0xD) || exc == 0) {
+    const uint32_t low = exc_return & 0xFu;
+    if ((exc_return & 0xFFFFFFE0u) != 0xFFFFFFE0u || (low != 0x1 && low != 0x9 && low != 0xD) || exc == 0) {
         fault(FaultCause::invalid_state, m_last_block, 0,
-              "invalid exception return value " + hex32(exc_return) +
-                  (exc == 0 ? " in thread mode" : ""));
+              "invalid exception return value " + hex32(exc_return) + (exc == 0 ? " in thread mode" : ""));
         return;
     }
     const bool to_thread = exc_return & 8u;
     const bool use_psp = exc_return & 4u;
     const bool fp = !(exc_return & 0x10u);
-    const uint32_t sp = use_psp ? reg(UC_ARM_REG_PSP) : reg(UC_ARM_REG_MSP);
+    uint32_t msp = reg(UC_ARM_REG_SP);   // handler mode: SP is the MSP bank
+    uint32_t psp = reg(UC_ARM_REG_PSP);
+    const uint32_t sp = use_psp ? psp : msp;
     uint32_t f[26] = {};
     const uint32_t words = fp ? 26 : 8;
     for (uint32_t i = 0; i < words; ++i) {
@@ -502,7 +544,7 @@ void CortexM4F::exception_return(uint32_t exc_return) {
         }
     }
     const uint32_t xpsr = f[7];
-    const uint32_t new_sp = sp + 4 * words + ((xpsr >> 9) & 1u) * 4;
+    (use_psp ? psp : msp) = sp + 4 * words + ((xpsr >> 9) & 1u) * 4;
     m_scs->deactivate(exc);
     trace_irq(exc, 2);
     set_reg(UC_ARM_REG_R0, f[0]);
@@ -511,21 +553,28 @@ void CortexM4F::exception_return(uint32_t exc_return) {
     set_reg(UC_ARM_REG_R3, f[3]);
     set_reg(UC_ARM_REG_R12, f[4]);
     set_reg(UC_ARM_REG_LR, f[5]);
-    const uint32_t ipsr = to_thread ? 0u : (xpsr & 0x1FFu);
-    set_reg(UC_ARM_REG_XPSR, (xpsr & ~0x3FFu) | ipsr);
-    set_reg(UC_ARM_REG_IPSR, ipsr);
     if (fp) {
         for (uint32_t i = 0; i < 16; ++i) set_reg(UC_ARM_REG_S0 + static_cast<int>(i), f[8 + i]);
         set_reg(UC_ARM_REG_FPSCR, f[24]);
     }
-    if (use_psp)
-        set_reg(UC_ARM_REG_PSP, new_sp);
-    else
-        set_reg(UC_ARM_REG_MSP, new_sp);
-    uint32_t control = reg(UC_ARM_REG_CONTROL) & ~6u;
-    if (fp) control |= 4u;
-    if (to_thread && use_psp) control |= 2u;
-    set_reg(UC_ARM_REG_CONTROL, control);
+    const uint32_t control = reg(UC_ARM_REG_CONTROL);
+    const uint32_t fpca = fp ? 4u : 0u;
+    if (to_thread) {
+        const bool q_spsel = control & 2u;  // what the ISS will assume once in thread mode
+        set_reg(UC_ARM_REG_CONTROL, (control & ~5u) | fpca);  // privileged for the switch
+        set_reg(UC_ARM_REG_SP, q_spsel ? psp : msp);
+        set_reg(UC_ARM_REG_PSP, q_spsel ? msp : psp);
+        set_reg(UC_ARM_REG_XPSR, xpsr & ~0x3FFu);
+        set_reg(UC_ARM_REG_IPSR, 0);
+        set_reg(UC_ARM_REG_CONTROL, (control & 1u) | (use_psp ? 2u : 0u) | fpca);
+    } else {
+        const uint32_t ipsr = xpsr & 0x1FFu;
+        set_reg(UC_ARM_REG_SP, msp);
+        set_reg(UC_ARM_REG_PSP, psp);
+        set_reg(UC_ARM_REG_XPSR, (xpsr & ~0x3FFu) | ipsr);
+        set_reg(UC_ARM_REG_IPSR, ipsr);
+        set_reg(UC_ARM_REG_CONTROL, (control & ~4u) | fpca);
+    }
     rebuild_flags();
     set_reg(UC_ARM_REG_PC, f[6] | 1u);
     m_ticks += m_p.exception_return_cycles;
@@ -676,8 +725,8 @@ void CortexM4F::sleep() {
 // --- faults --------------------------------------------------------------------------------
 
 uint32_t CortexM4F::locate_access(uint32_t block, uint32_t addr) {
-    const CacheEntry& e = block_info(block, std::max<uint32_t>(2, m_next_pc - block));
-    std::vector<uint8_t> code(e.size);
+    // The faulting block may have been cut short; decode up to the ISS's block-size limit.
+    std::vector<uint8_t> code(block == m_last_block && m_last_size ? m_last_size : 64);
     uc_mem_read(m_uc, block, code.data(), code.size());
     return m_cycles->find_access(code.data(), code.size(), block, addr, [this](unsigned r) {
         if (r >= ARM_REG_R0 && r <= ARM_REG_R12) return reg(UC_ARM_REG_R0 + static_cast<int>(r - ARM_REG_R0));

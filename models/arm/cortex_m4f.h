@@ -137,6 +137,7 @@ private:
     bool mem_write32(uint32_t addr, uint32_t v);
     void trace_irq(int exc, uint8_t kind);
     uint64_t mmio(uint32_t addr, unsigned size, bool is_write, uint64_t value);
+    void stop_at_next_block();
 
     friend struct UcHooks;  // Unicorn callbacks (cortex_m4f.cpp)
 
@@ -166,8 +167,9 @@ private:
     uint64_t m_ticks = 0, m_sync_ticks = 0, m_stop_at = 0, m_quantum_ticks = 1;
     uint64_t m_instructions = 0, m_sleep_ticks = 0, m_exceptions = 0;
     sc_core::sc_time m_sleep_time;
-    uint32_t m_next_pc = 0, m_last_block = 0;
+    uint32_t m_next_pc = 0, m_last_block = 0, m_last_size = 0;
     Stop m_stop = Stop::none;
+    bool m_stop_requested = false, m_first_block = false;
     uint32_t m_intno = 0;
     bool m_fault_pending = false;
     FaultCause m_fault_cause = FaultCause::bus_error;

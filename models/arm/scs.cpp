@@ -1,6 +1,7 @@
 #include "models/arm/scs.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace nmsim::arm {
 namespace {
@@ -262,7 +263,19 @@ bool Scs::read(uint32_t addr, unsigned size, uint32_t& v, std::string& why) {
         case 0xD0C: v = 0xFA050000u | (m_prigroup << 8); break;
         case 0xD10: v = m_scr; break;
         case 0xD14: v = m_ccr; break;
-        case 0xD24: v = m_shcsr; break;
+        case 0xD24: {  // SHCSR: enables (stored) plus live active/pending state
+            v = m_shcsr & 0x70000u;
+            const std::pair<int, unsigned> act[] = {{kMemManage, 0}, {kBusFault, 1}, {kUsageFault, 3},
+                                                    {kSvcall, 7}, {kDebugMon, 8}, {kPendSv, 10},
+                                                    {kSysTick, 11}};
+            for (const auto& [e, b] : act)
+                if (m_active[static_cast<size_t>(e)]) v |= 1u << b;
+            const std::pair<int, unsigned> pend[] = {{kUsageFault, 12}, {kMemManage, 13}, {kBusFault, 14},
+                                                     {kSvcall, 15}};
+            for (const auto& [e, b] : pend)
+                if (m_pending[static_cast<size_t>(e)]) v |= 1u << b;
+            break;
+        }
         case 0xD2C: v = m_hfsr; break;
         case 0xD30: v = 0; break;  // DFSR
         case 0xD34: v = m_mmfar; break;
@@ -360,7 +373,7 @@ bool Scs::write(uint32_t addr, unsigned size, uint32_t v, std::string& why) {
             }
             m_ccr = v & 0x31Bu;
             break;
-        case 0xD24: m_shcsr = v & 0x7FFFFu; break;
+        case 0xD24: m_shcsr = v & 0x70000u; break;  // active/pending bits are live state
         case 0xD2C: m_hfsr &= ~v; break;
         case 0xD34: m_mmfar = v; break;
         case 0xD38: m_bfar = v; break;

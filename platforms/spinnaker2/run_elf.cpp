@@ -50,7 +50,7 @@ ElfRunResult run_elf(const std::string& elf_path, const std::vector<std::string>
         } else if (!pe.exited) {
             r.error = true;
             r.message = pe.core.sleeping() ? "program did not exit: core asleep in WFI at pc " + pe.core.where(pe.core.pc())
-                                           : "program did not exit before sim.max_time";
+                                           : "program did not exit before sim.max_time (pc " + pe.core.where(pe.core.pc()) + ")";
         }
     } catch (const std::exception& e) {
         r.error = true;

@@ -1,0 +1,15 @@
+// `nmsim bench`: simulation speed of the full PE platform on one host core, measured, not
+// asserted: simulated instructions per wall second on compute loops, and simulated MLA MACs per
+// wall second on repeated int8 matrix multiplications driven by firmware.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace nmsim::spinnaker2 {
+
+int run_bench(const std::vector<std::string>& firmware_dirs, bool quick, std::ostream& out,
+              std::ostream& err);
+
+}  // namespace nmsim::spinnaker2
