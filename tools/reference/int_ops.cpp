@@ -1,1 +1,232 @@
-// in progress
+#include "tools/reference/int_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace nmsim::reference {
+
+namespace {
+
+struct Bounds {
+    int64_t lo, hi;
+};
+
+Bounds operand_bounds(bool is_signed, bool in16) {
+    if (in16) return is_signed ? Bounds{-32768, 32767} : Bounds{0, 65535};
+    return is_signed ? Bounds{-128, 127} : Bounds{0, 255};
+}
+
+Bounds result_bounds(MlaOutPrec out) {
+    switch (out) {
+        case MlaOutPrec::int8:
+            return {-128, 127};
+        case MlaOutPrec::int16:
+            return {-32768, 32767};
+        case MlaOutPrec::int32:
+            return {-2147483648LL, 2147483647LL};
+    }
+    throw std::invalid_argument("unknown output precision");
+}
+
+void require(bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("mla reference: " + what);
+}
+
+void check_values(const std::vector<int32_t>& v, Bounds b, const char* name) {
+    for (size_t i = 0; i < v.size(); ++i)
+        require(v[i] >= b.lo && v[i] <= b.hi, std::string(name) + "[" + std::to_string(i) + "] = " +
+                                                  std::to_string(v[i]) + " outside its type");
+}
+
+void check_common(const MlaOp& op, const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                  const std::vector<int32_t>& bias, const std::vector<int32_t>& c_old,
+                  size_t n_cols) {
+    require(op.shift <= 31, "shift above 31");
+    require(op.acc_bits >= 8 && op.acc_bits <= 48, "acc_bits outside 8..48");
+    require(a.size() == op.a_count(), "size of A");
+    require(b.size() == op.b_count(), "size of B");
+    require(!op.bias_en || bias.size() == n_cols, "size of bias");
+    require(!op.accumulate || c_old.size() == op.c_count(), "size of c_old");
+    check_values(a, operand_bounds(op.a_signed, op.in16), "a");
+    check_values(b, operand_bounds(op.b_signed, op.in16), "b");
+    if (op.accumulate) check_values(c_old, result_bounds(op.out), "c_old");
+}
+
+// floor(x / 2^s) without relying on the behaviour of >> for negative numbers.
+int64_t floor_div_pow2(int64_t x, unsigned s) {
+    const int64_t d = int64_t{1} << s;
+    int64_t q = x / d;  // truncates toward zero
+    if (x % d != 0 && x < 0) q -= 1;
+    return q;
+}
+
+// Requantisation of one accumulator value: round half up, ReLU, accumulate, saturate.
+int32_t finish(const MlaOp& op, int64_t acc, size_t out_index, const std::vector<int32_t>& c_old) {
+    int64_t r = acc;
+    if (op.shift > 0) r = floor_div_pow2(acc + (int64_t{1} << (op.shift - 1)), op.shift);
+    if (op.relu && r < 0) r = 0;
+    if (op.accumulate) r = r + c_old[out_index];
+    const Bounds b = result_bounds(op.out);
+    if (r < b.lo) r = b.lo;
+    if (r > b.hi) r = b.hi;
+    return static_cast<int32_t>(r);
+}
+
+}  // namespace
+
+uint32_t MlaOp::out_h() const {
+    require(stride > 0 && uint64_t{ifm_h} + 2ull * pad >= ker_h, "conv height");
+    return static_cast<uint32_t>((uint64_t{ifm_h} + 2ull * pad - ker_h) / stride + 1);
+}
+
+uint32_t MlaOp::out_w() const {
+    require(stride > 0 && uint64_t{ifm_w} + 2ull * pad >= ker_w, "conv width");
+    return static_cast<uint32_t>((uint64_t{ifm_w} + 2ull * pad - ker_w) / stride + 1);
+}
+
+size_t MlaOp::a_count() const {
+    if (mode == MlaMode::matmul) return size_t{m} * k;
+    return size_t{ifm_h} * ifm_w * ifm_c;
+}
+
+size_t MlaOp::b_count() const {
+    if (mode == MlaMode::matmul) return size_t{k} * n;
+    return size_t{ker_h} * ker_w * ifm_c * ofm_c;
+}
+
+size_t MlaOp::c_count() const {
+    if (mode == MlaMode::matmul) return size_t{m} * n;
+    return size_t{out_h()} * out_w() * ofm_c;
+}
+
+int64_t wrap_twos_complement(int64_t value, unsigned bits) {
+    require(bits >= 1 && bits <= 63, "wrap width");
+    const int64_t modulus = int64_t{1} << bits;
+    int64_t r = value % modulus;  // in (-modulus, modulus)
+    if (r < 0) r += modulus;      // [0, modulus)
+    if (r >= modulus / 2) r -= modulus;
+    return r;
+}
+
+std::vector<int32_t> mla_matmul_ref(const MlaOp& op, const std::vector<int32_t>& a,
+                                    const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
+                                    const std::vector<int32_t>& c_old) {
+    require(op.mode == MlaMode::matmul, "matmul reference called with a conv op");
+    require(op.m > 0 && op.k > 0 && op.n > 0, "zero dimension");
+    check_common(op, a, b, bias, c_old, op.n);
+    std::vector<int32_t> c(op.c_count());
+    for (size_t i = 0; i < op.m; ++i) {
+        for (size_t j = 0; j < op.n; ++j) {
+            int64_t acc = op.bias_en ? wrap_twos_complement(bias[j], op.acc_bits) : 0;
+            for (size_t p = 0; p < op.k; ++p) {
+                const int64_t prod = int64_t{a[i * op.k + p]} * int64_t{b[p * op.n + j]};
+                acc = wrap_twos_complement(acc + prod, op.acc_bits);
+            }
+            c[i * op.n + j] = finish(op, acc, i * op.n + j, c_old);
+        }
+    }
+    return c;
+}
+
+std::vector<int32_t> mla_conv2d_ref(const MlaOp& op, const std::vector<int32_t>& a,
+                                    const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
+                                    const std::vector<int32_t>& c_old) {
+    require(op.mode == MlaMode::conv2d, "conv reference called with a matmul op");
+    require(op.ifm_h > 0 && op.ifm_w > 0 && op.ifm_c > 0 && op.ker_h > 0 && op.ker_w > 0 &&
+                op.stride > 0 && op.ofm_c > 0,
+            "zero dimension");
+    check_common(op, a, b, bias, c_old, op.ofm_c);
+    const int64_t oh = op.out_h(), ow = op.out_w();
+    std::vector<int32_t> c(op.c_count());
+    for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+            for (int64_t oc = 0; oc < op.ofm_c; ++oc) {
+                int64_t acc = op.bias_en ? wrap_twos_complement(bias[oc], op.acc_bits) : 0;
+                for (int64_t ky = 0; ky < op.ker_h; ++ky) {
+                    for (int64_t kx = 0; kx < op.ker_w; ++kx) {
+                        const int64_t iy = oy * op.stride + ky - op.pad;
+                        const int64_t ix = ox * op.stride + kx - op.pad;
+                        if (iy < 0 || iy >= op.ifm_h || ix < 0 || ix >= op.ifm_w) continue;
+                        for (int64_t ic = 0; ic < op.ifm_c; ++ic) {
+                            const int64_t x = a[(iy * op.ifm_w + ix) * op.ifm_c + ic];
+                            const int64_t w =
+                                b[((ky * op.ker_w + kx) * op.ifm_c + ic) * op.ofm_c + oc];
+                            acc = wrap_twos_complement(acc + x * w, op.acc_bits);
+                        }
+                    }
+                }
+                const size_t idx = static_cast<size_t>((oy * ow + ox) * op.ofm_c + oc);
+                c[idx] = finish(op, acc, idx, c_old);
+            }
+        }
+    }
+    return c;
+}
+
+std::vector<int32_t> mla_ref(const MlaOp& op, const std::vector<int32_t>& a,
+                             const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
+                             const std::vector<int32_t>& c_old) {
+    return op.mode == MlaMode::matmul ? mla_matmul_ref(op, a, b, bias, c_old)
+                                      : mla_conv2d_ref(op, a, b, bias, c_old);
+}
+
+std::vector<int32_t> decode_operands(const std::vector<uint8_t>& bytes, bool is_signed, bool in16) {
+    std::vector<int32_t> out;
+    if (!in16) {
+        for (uint8_t u : bytes) out.push_back(is_signed && u >= 128 ? int32_t{u} - 256 : u);
+        return out;
+    }
+    require(bytes.size() % 2 == 0, "odd byte count for 16-bit operands");
+    for (size_t i = 0; i < bytes.size(); i += 2) {
+        const int32_t u = bytes[i] + 256 * bytes[i + 1];
+        out.push_back(is_signed && u >= 32768 ? u - 65536 : u);
+    }
+    return out;
+}
+
+std::vector<int32_t> decode_results(const std::vector<uint8_t>& bytes, MlaOutPrec out) {
+    const size_t width = out == MlaOutPrec::int8 ? 1 : out == MlaOutPrec::int16 ? 2 : 4;
+    require(bytes.size() % width == 0, "result byte count");
+    std::vector<int32_t> v;
+    for (size_t i = 0; i < bytes.size(); i += width) {
+        int64_t u = 0;
+        for (size_t j = 0; j < width; ++j) u += int64_t{bytes[i + j]} << (8 * j);
+        const int64_t span = int64_t{1} << (8 * width);
+        if (u >= span / 2) u -= span;
+        v.push_back(static_cast<int32_t>(u));
+    }
+    return v;
+}
+
+std::vector<uint8_t> encode_results(const std::vector<int32_t>& values, MlaOutPrec out) {
+    const size_t width = out == MlaOutPrec::int8 ? 1 : out == MlaOutPrec::int16 ? 2 : 4;
+    const Bounds b = result_bounds(out);
+    std::vector<uint8_t> bytes;
+    for (int32_t v : values) {
+        require(v >= b.lo && v <= b.hi, "result value outside its type");
+        int64_t u = v < 0 ? v + (int64_t{1} << (8 * width)) : v;
+        for (size_t j = 0; j < width; ++j) {
+            bytes.push_back(static_cast<uint8_t>(u % 256));
+            u /= 256;
+        }
+    }
+    return bytes;
+}
+
+std::vector<double> softmax_ref(const std::vector<double>& x) {
+    if (x.empty()) return {};
+    double mx = x[0];
+    for (double v : x) mx = std::max(mx, v);
+    std::vector<double> e(x.size());
+    double sum = 0.0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        e[i] = std::exp(x[i] - mx);
+        sum += e[i];
+    }
+    for (double& v : e) v /= sum;
+    return e;
+}
+
+}  // namespace nmsim::reference

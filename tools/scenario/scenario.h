@@ -23,8 +23,8 @@ struct Origin {
 // A config error: all errors of a phase are collected, sorted by file and line, then thrown.
 struct ConfigError {
     Origin origin;
-    std::string key;      // dotted key path, e.g. "workload.buffers.x.dtype"
-    std::string message;  // "expected int, got \"abc\""
+    std::string key;          // dotted key path, e.g. "workload.buffers.x.dtype"
+    std::string message;      // "expected int, got \"abc\""
     std::string str() const;  // "file:line:col: error: key: message"
 };
 
@@ -40,6 +40,8 @@ private:
 enum class DType { i8, u8, i16, u16, i32, u32, f32 };
 const char* dtype_name(DType t);
 size_t dtype_size(DType t);
+// The YAML name ("int8", ..., "float32") to the enum; nullopt for anything else.
+std::optional<DType> parse_dtype(const std::string& name);
 
 // Where a buffer lives: the SRAM of one PE (auto-placed after the firmware image unless
 // `address` is given) or the host-visible external memory (window at S2_EXT_BASE).
@@ -53,7 +55,7 @@ struct BufferInit {
     enum class Kind { zeros, random, values, file } kind = Kind::zeros;
     double lo = 0, hi = 0;       // random: uniform integers (or reals for f32) in [lo, hi]
     std::vector<double> values;  // values: literal list, row-major
-    std::string file;            // file: raw little-endian bytes, path resolved against the scenario
+    std::string file;  // file: raw little-endian bytes; absolute (resolved against the scenario)
 };
 
 struct Buffer {
@@ -64,6 +66,7 @@ struct Buffer {
     BufferInit init;
     Origin origin;
     uint64_t bytes() const;
+    uint64_t elements() const;  // product of shape
 };
 
 // One 32-bit argument word written to the core's argument block before it starts:
@@ -78,7 +81,7 @@ struct ArgWord {
 struct CoreLoad {
     uint32_t pe = 0;
     std::string firmware;       // as written: a built-in program name or a path
-    std::string firmware_path;  // resolved ELF path (must exist)
+    std::string firmware_path;  // resolved absolute ELF path (exists at load time)
     std::vector<ArgWord> args;
     Origin origin;
 };
@@ -97,9 +100,9 @@ struct Check {
 };
 
 struct TraceOptions {
-    std::string file;           // output path (-o overrides); default "<scenario name>.h5"
-    bool events = true;         // false: summary only
-    bool console_stdout = true; // echo console lines to stdout
+    std::string file;            // output path (-o overrides); default "<scenario name>.h5"
+    bool events = true;          // false: summary only
+    bool console_stdout = true;  // echo console lines to stdout
 };
 
 struct ParamOverride {
@@ -112,7 +115,7 @@ struct Scenario {
     std::string path;  // the file
     std::string name;
     std::string description;
-    std::string platform_kind;  // "spinnaker2_pe"
+    std::string platform_kind;          // "spinnaker2_pe"
     std::vector<ParamOverride> params;  // in file order, then --set order
     uint64_t seed = 1;
     std::map<std::string, Buffer> buffers;
@@ -124,16 +127,22 @@ struct Scenario {
 };
 
 struct LoadOptions {
-    std::vector<std::string> sets;            // "--set key.path=value" items, in order
-    std::vector<std::string> firmware_dirs;   // where built-in program names are looked up
+    std::vector<std::string> sets;           // "--set key.path=value" items, in order
+    std::vector<std::string> firmware_dirs;  // where built-in program names are looked up
 };
 
 // Loads and validates a scenario. Throws ScenarioError listing every problem found.
-// `--set` keys whose first segment is a scenario key (seed, name, trace, workload, checks) edit
-// the document; any other key is a platform parameter override.
+// `--set` keys whose first segment is a scenario key (name, description, seed, platform, workload,
+// checks, trace) edit the document; `platform.params.<p>` and any other key are platform
+// parameter overrides.
 Scenario load(const std::string& path, const LoadOptions& opts);
 
 // The resolved scenario as YAML (round-trips through load()).
 std::string dump(const Scenario& s);
+
+// Compares two scenarios by resolved content, ignoring origins, `path`, `source_text` and the
+// spelling of `CoreLoad::firmware` (the resolved `firmware_path` is compared). Returns "" if
+// they are equal, else the dotted key of the first difference and both values.
+std::string diff_resolved(const Scenario& a, const Scenario& b);
 
 }  // namespace nmsim::scenario

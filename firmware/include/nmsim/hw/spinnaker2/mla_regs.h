@@ -2,8 +2,10 @@
  * Matrix mode: C[M][N] = A[M][K] * B[K][N] (row-major, dense). Conv mode: A is an HWC input
  * feature map [IFM_H][IFM_W][IFM_C], B the kernel [KER_H][KER_W][IFM_C][OFM_C], C the HWC output
  * [OH][OW][OFM_C] with OH = (IFM_H + 2*PAD - KER_H)/STRIDE + 1 (zero padding).
- * Result: acc = sum(a*b) (+ bias[n]) wrapped to pe.mla.acc_bits; r = round_half_up(acc >> SHIFT);
- * ReLU; (accumulate: r += C_old); saturate to the output precision. */
+ * Result: acc = sum(a*b) (+ bias[n]) wrapped to pe.mla.acc_bits; r = round_half_up(acc >> SHIFT),
+ * i.e. (acc + 2^(SHIFT-1)) >> SHIFT with an arithmetic shift; ReLU; (accumulate: r += C_old, the
+ * old result read as a signed value of the output precision); saturate to the signed output
+ * precision. */
 #ifndef NMSIM_HW_S2_MLA_REGS_H
 #define NMSIM_HW_S2_MLA_REGS_H
 #include "nmsim/hw/regdef.h"
@@ -72,7 +74,7 @@
 #define S2_MLA_ERR_ALIGN 2u     /* operand address not 4-byte aligned */
 #define S2_MLA_ERR_RANGE 3u     /* operand outside SRAM */
 #define S2_MLA_ERR_SHAPE 4u     /* zero or inconsistent dimension */
-#define S2_MLA_ERR_MODE 5u      /* reserved mode or output precision */
+#define S2_MLA_ERR_MODE 5u      /* reserved mode or output precision, or SHIFT > 31 */
 
 
 /* register offsets: S2_MLA_<REG> */

@@ -1,0 +1,254 @@
+// Differential tests of the Cortex-M4F instruction-set simulator against QEMU (mps2-an386, a
+// Cortex-M4 with FPU): each firmware/tests/iss program runs unchanged on both; the semihosting
+// output must match line for line and both runs must exit with status 0.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "platforms/spinnaker2/run_elf.h"
+
+extern char** environ;
+
+namespace {
+
+constexpr const char* kQemu = "qemu-system-arm";
+constexpr int kQemuTimeoutS = 60;
+
+struct ProcessResult {
+    bool started = false;
+    bool timed_out = false;
+    int exit_code = -1;  // -1 unless the process exited normally
+    std::string out;
+    std::string err;
+    double seconds = 0;
+};
+
+// Full path of an executable found on PATH, or "" if there is none.
+std::string find_on_path(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    if (!path) return "";
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+        if (dir.empty()) continue;
+        std::string candidate = dir + "/" + name;
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return "";
+}
+
+// Runs `argv` with stdin from /dev/null, collecting stdout and stderr; kills it after
+// `timeout_s` seconds.
+ProcessResult run_process(const std::vector<std::string>& argv, int timeout_s) {
+    ProcessResult res;
+    int out_pipe[2], err_pipe[2];
+    if (pipe(out_pipe) != 0) return res;
+    if (pipe(err_pipe) != 0) {
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        return res;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+    posix_spawn_file_actions_addclose(&fa, out_pipe[0]);
+    posix_spawn_file_actions_addclose(&fa, err_pipe[0]);
+    posix_spawn_file_actions_addclose(&fa, out_pipe[1]);
+    posix_spawn_file_actions_addclose(&fa, err_pipe[1]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    if (rc != 0) {
+        close(out_pipe[0]);
+        close(err_pipe[0]);
+        res.err = std::string("posix_spawn failed: ") + std::strerror(rc);
+        return res;
+    }
+    res.started = true;
+
+    const auto deadline = t0 + std::chrono::seconds(timeout_s);
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    std::string* sinks[2] = {&res.out, &res.err};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              deadline - std::chrono::steady_clock::now())
+                              .count();
+        if (left <= 0) {
+            res.timed_out = true;
+            kill(pid, SIGKILL);
+            break;
+        }
+        const int n = poll(fds, 2, static_cast<int>(left));
+        if (n < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            char buf[4096];
+            const ssize_t got = read(fds[i].fd, buf, sizeof buf);
+            if (got > 0) {
+                sinks[i]->append(buf, static_cast<size_t>(got));
+            } else if (got == 0 || errno != EINTR) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            }
+        }
+    }
+    for (auto& f : fds)
+        if (f.fd >= 0) close(f.fd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!res.timed_out && WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+}
+
+// Semihosting goes to a stdio chardev, so stdout holds exactly what the program printed (with
+// plain `-nographic -semihosting`, QEMU 7.2 writes it to stderr instead).
+ProcessResult run_qemu(const std::string& qemu, const std::string& elf) {
+    return run_process({qemu, "-M", "mps2-an386", "-display", "none", "-monitor", "none", "-serial",
+                        "null", "-chardev", "stdio,id=sh0", "-semihosting-config",
+                        "enable=on,target=native,chardev=sh0", "-kernel", elf},
+                       kQemuTimeoutS);
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::string cur;
+    for (char c : text) {
+        if (c == '\n') {
+            lines.push_back(cur);
+            cur.clear();
+        } else if (c != '\r') {
+            cur += c;
+        }
+    }
+    if (!cur.empty()) lines.push_back(cur);
+    return lines;
+}
+
+// "" if equal; otherwise where the outputs first differ, with a few lines of context.
+std::string compare_outputs(const std::vector<std::string>& qemu,
+                            const std::vector<std::string>& nmsim) {
+    const size_t n = std::min(qemu.size(), nmsim.size());
+    size_t first = n;
+    size_t differing = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (qemu[i] != nmsim[i]) {
+            if (first == n) first = i;
+            ++differing;
+        }
+    }
+    if (first == n && qemu.size() == nmsim.size()) return "";
+    std::ostringstream os;
+    if (first == n) {
+        os << "outputs agree on the first " << n << " lines but QEMU printed " << qemu.size()
+           << " lines and nmsim " << nmsim.size() << "\n";
+    } else {
+        os << "first difference at line " << first + 1 << " (" << differing << " of " << n
+           << " compared lines differ; QEMU " << qemu.size() << " lines, nmsim " << nmsim.size()
+           << ")\n";
+    }
+    const size_t from = first >= 3 ? first - 3 : 0;
+    const size_t to = first + 3;
+    for (size_t i = from; i <= to && (i < qemu.size() || i < nmsim.size()); ++i) {
+        const std::string q = i < qemu.size() ? qemu[i] : "<none>";
+        const std::string s = i < nmsim.size() ? nmsim[i] : "<none>";
+        if (q == s) {
+            os << "  " << i + 1 << "   " << q << "\n";
+        } else {
+            os << "  " << i + 1 << " qemu : " << q << "\n";
+            os << "  " << i + 1 << " nmsim: " << s << "\n";
+        }
+    }
+    return os.str();
+}
+
+void run_differential(const std::string& program) {
+    const std::string elf = std::string(NMSIM_FIRMWARE_DIR) + "/" + program + ".elf";
+    struct stat st {};
+    ASSERT_EQ(stat(elf.c_str(), &st), 0) << elf << " is missing: build the `firmware` target";
+
+    const std::string qemu = find_on_path(kQemu);
+    if (qemu.empty()) GTEST_SKIP() << kQemu << " is not installed: no reference to compare with";
+
+    const ProcessResult q = run_qemu(qemu, elf);
+    ASSERT_TRUE(q.started) << "could not start " << qemu << ": " << q.err;
+    ASSERT_FALSE(q.timed_out) << program << " did not finish on QEMU within " << kQemuTimeoutS
+                              << " s; output so far:\n"
+                              << q.out;
+    ASSERT_EQ(q.exit_code, 0) << program << " exit status on QEMU; stderr:\n"
+                              << q.err << "\nstdout:\n"
+                              << q.out;
+    const std::vector<std::string> q_lines = split_lines(q.out);
+    // the program ran to its end (it prints this last)
+    ASSERT_FALSE(q_lines.empty());
+    ASSERT_EQ(q_lines.back(), program + " end") << "QEMU output:\n" << q.out;
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const nmsim::spinnaker2::ElfRunResult r = nmsim::spinnaker2::run_elf(elf);
+    const double nmsim_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "[ timing   ] " << program << ": QEMU " << q.seconds << " s, nmsim " << nmsim_s
+              << " s (" << r.instructions << " instructions, " << r.cycles << " cycles)\n";
+
+    // NMSIM_ISS_DUMP_DIR=<dir> keeps both outputs for a closer look (diff, python checks)
+    if (const char* dump = std::getenv("NMSIM_ISS_DUMP_DIR")) {
+        std::ofstream(std::string(dump) + "/" + program + ".qemu.txt") << q.out;
+        std::ofstream(std::string(dump) + "/" + program + ".nmsim.txt") << r.console;
+    }
+    EXPECT_FALSE(r.error) << "nmsim: " << r.message;
+    EXPECT_TRUE(r.exited) << "nmsim run did not end through _exit";
+    EXPECT_EQ(r.exit_code, 0) << "nmsim exit status";
+    const std::string diff = compare_outputs(q_lines, split_lines(r.console));
+    EXPECT_TRUE(diff.empty()) << program << ": QEMU and nmsim outputs differ\n" << diff;
+}
+
+TEST(IssVsQemu, Integer) { run_differential("iss_int"); }
+TEST(IssVsQemu, Dsp) { run_differential("iss_dsp"); }
+TEST(IssVsQemu, FloatingPoint) { run_differential("iss_fp"); }
+TEST(IssVsQemu, Exceptions) { run_differential("iss_exc"); }
+
+// The comparison itself: identical outputs pass, a changed line is found and shown.
+TEST(IssVsQemu, CompareOutputsFindsFirstDifference) {
+    const std::vector<std::string> a = {"x 1", "y 2", "z 3", "w 4"};
+    EXPECT_EQ(compare_outputs(a, a), "");
+    std::vector<std::string> b = a;
+    b[2] = "z 4";
+    const std::string d = compare_outputs(a, b);
+    EXPECT_NE(d.find("first difference at line 3"), std::string::npos) << d;
+    EXPECT_NE(d.find("qemu : z 3"), std::string::npos) << d;
+    EXPECT_NE(d.find("nmsim: z 4"), std::string::npos) << d;
+    b = a;
+    b.pop_back();
+    EXPECT_NE(compare_outputs(a, b).find("QEMU printed 4 lines and nmsim 3"), std::string::npos);
+    EXPECT_EQ(split_lines("a\r\nb\n"), (std::vector<std::string>{"a", "b"}));
+}
+
+}  // namespace

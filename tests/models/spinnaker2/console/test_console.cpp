@@ -1,0 +1,211 @@
+// Unit tests of the debug console: register reset value and access rights, line assembly from
+// bus writes and putc(), '\r' handling, splitting of long lines into continued trace rows (on
+// UTF-8 boundaries), flush, stdout echo and counters.
+#include <gtest/gtest.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "models/common/trace_records.h"
+#include "models/spinnaker2/console/console.h"
+#include "nmsim/hw/spinnaker2/console_regs.h"
+#include "tests/support/memory_sink.h"
+#include "tests/support/systemc_fixture.h"
+
+namespace nmsim::spinnaker2 {
+namespace {
+
+using sc_core::SC_NS;
+using sc_core::SC_PS;
+using sc_core::sc_time;
+
+struct Master : sc_core::sc_module {
+    tlm_utils::simple_initiator_socket<Master> sock;
+    std::function<void()> body;
+
+    SC_HAS_PROCESS(Master);
+    explicit Master(sc_core::sc_module_name n) : sc_module(n), sock("sock") { SC_THREAD(run); }
+    void run() {
+        if (body) body();
+    }
+    bool access(bool write, uint32_t addr, uint32_t& data, std::string* why = nullptr,
+                sc_time delay = sc_core::SC_ZERO_TIME) {
+        tlm::tlm_generic_payload p;
+        BusErrorExt ext;
+        p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        p.set_address(addr);
+        p.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
+        p.set_data_length(4);
+        p.set_streaming_width(4);
+        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        p.set_extension(&ext);
+        sock->b_transport(p, delay);
+        p.clear_extension(&ext);
+        if (why) *why = ext.why;
+        sc_core::wait(delay);
+        return p.is_response_ok();
+    }
+    void puts(const std::string& s) {
+        for (char c : s) {
+            uint32_t v = static_cast<unsigned char>(c);
+            EXPECT_TRUE(access(true, S2_CONSOLE_PUTC, v));
+            sc_core::wait(10, SC_NS);
+        }
+    }
+};
+
+class ConsoleTest : public nmsim::test::SystemCTest {
+protected:
+    void build(bool echo = false, std::string prefix = "pe0", bool with_sink = true) {
+        sc_core::sc_set_time_resolution(1, SC_PS);
+        console = std::make_unique<Console>("console", with_sink ? &sink : nullptr, prefix, echo);
+        master = std::make_unique<Master>("master");
+        master->sock.bind(console->cfg);
+    }
+    void run(std::function<void()> body) {
+        master->body = std::move(body);
+        sc_core::sc_start();
+    }
+    std::vector<ConsoleRecord> rows() const { return sink.rows<ConsoleRecord>("events/console"); }
+    static std::string text_of(const ConsoleRecord& r) {
+        return std::string(r.text, strnlen(r.text, sizeof r.text));
+    }
+
+    nmsim::test::MemorySink sink;
+    std::unique_ptr<Console> console;
+    std::unique_ptr<Master> master;
+};
+
+TEST_F(ConsoleTest, ResetValueAndWriteOnly) {
+    build();
+    const RegDesc table[] = {S2_CONSOLE_REGS(NMSIM_REG_DESC)};
+    ASSERT_EQ(std::size(table), 1u);
+    EXPECT_EQ(console->regs().value(S2_CONSOLE_PUTC), table[0].reset);
+    run([&] {
+        uint32_t v = 0;
+        std::string why;
+        EXPECT_FALSE(master->access(false, S2_CONSOLE_PUTC, v, &why));
+        EXPECT_NE(why.find("read of write-only PUTC"), std::string::npos) << why;
+        EXPECT_FALSE(master->access(true, 0x04, v, &why));
+        EXPECT_NE(why.find("no register"), std::string::npos) << why;
+    });
+    EXPECT_TRUE(rows().empty());
+}
+
+TEST_F(ConsoleTest, LinesFromBusWritesWithEndTimes) {
+    build();
+    uint64_t t_end1 = 0, t_end2 = 0;
+    run([&] {
+        master->puts("hello\r");
+        // The line ends with the '\n' write, 60 ns after start (6 characters of 10 ns each).
+        t_end1 = sc_core::sc_time_stamp().value();
+        master->puts("\n");
+        master->puts("  world!");
+        t_end2 = sc_core::sc_time_stamp().value();
+        master->puts("\n");
+        master->puts("\n");  // an empty line
+        master->puts("partial");
+    });
+    ASSERT_EQ(console->lines().size(), 3u);
+    EXPECT_EQ(console->lines()[0], "hello");
+    EXPECT_EQ(console->lines()[1], "  world!");
+    EXPECT_EQ(console->lines()[2], "");
+    EXPECT_EQ(console->text(), "hello\n  world!\n\npartial");
+    auto r = rows();
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(text_of(r[0]), "hello");
+    EXPECT_EQ(r[0].t_ps, t_end1);
+    EXPECT_EQ(t_end1, 60000u);
+    EXPECT_EQ(text_of(r[1]), "  world!");
+    EXPECT_EQ(r[1].t_ps, t_end2);
+    EXPECT_EQ(text_of(r[2]), "");
+    for (const auto& row : r) {
+        EXPECT_EQ(row.continued, 0);
+        EXPECT_EQ(sink.components().at(row.component), "console");
+    }
+    // flush() ends the partial line at the current time; a second flush adds nothing.
+    console->flush();
+    console->flush();
+    ASSERT_EQ(console->lines().size(), 4u);
+    EXPECT_EQ(console->lines()[3], "partial");
+    EXPECT_EQ(rows().size(), 4u);
+    EXPECT_EQ(console->text(), "hello\n  world!\n\npartial");
+
+    console->write_summary();
+    EXPECT_EQ(sink.counter_value("console", "lines"), 4.0);
+    EXPECT_EQ(sink.counter_value("console", "chars"), 5.0 + 8.0 + 7.0);
+}
+
+TEST_F(ConsoleTest, AnnotatedDelayGivesLineEndTime) {
+    build();
+    run([&] {
+        sc_core::wait(100, SC_NS);
+        uint32_t v = 'a';
+        ASSERT_TRUE(master->access(true, S2_CONSOLE_PUTC, v));
+        v = '\n';
+        ASSERT_TRUE(master->access(true, S2_CONSOLE_PUTC, v, nullptr, sc_time(7, SC_NS)));
+    });
+    auto r = rows();
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].t_ps, 107000u);
+}
+
+TEST_F(ConsoleTest, LongLinesSplitIntoContinuedRows) {
+    build();
+    std::string line;
+    for (int i = 0; i < 250; ++i) line.push_back(static_cast<char>('a' + i % 26));
+    const std::string exact(112, 'x');
+    for (char c : line) console->putc(c);
+    console->putc('\n');
+    for (char c : exact) console->putc(c);
+    console->putc('\n');
+    auto r = rows();
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_EQ(r[0].continued, 1);
+    EXPECT_EQ(r[1].continued, 1);
+    EXPECT_EQ(r[2].continued, 0);
+    EXPECT_EQ(text_of(r[0]), line.substr(0, 112));
+    EXPECT_EQ(text_of(r[1]), line.substr(112, 112));
+    EXPECT_EQ(text_of(r[2]), line.substr(224));
+    EXPECT_EQ(text_of(r[3]), exact);  // exactly one full row, no continuation
+    EXPECT_EQ(r[3].continued, 0);
+    ASSERT_EQ(console->lines().size(), 2u);
+    EXPECT_EQ(console->lines()[0], line);
+}
+
+TEST_F(ConsoleTest, SplitKeepsUtf8SequencesWhole) {
+    build();
+    // 111 ASCII bytes then U+20AC (3 bytes, E2 82 AC): a cut at 112 would split it.
+    const std::string line = std::string(111, 'a') + "\xE2\x82\xAC" + "end";
+    for (char c : line) console->putc(c);
+    console->putc('\n');
+    auto r = rows();
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(text_of(r[0]), std::string(111, 'a'));
+    EXPECT_EQ(r[0].continued, 1);
+    EXPECT_EQ(text_of(r[1]),
+              "\xE2\x82\xAC"
+              "end");
+    EXPECT_EQ(text_of(r[0]) + text_of(r[1]), line);
+}
+
+TEST_F(ConsoleTest, EchoToStdout) {
+    build(true, "s2.pe0");
+    testing::internal::CaptureStdout();
+    for (char c : std::string("hi there\r\nsecond\n")) console->putc(c);
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), "s2.pe0: hi there\ns2.pe0: second\n");
+}
+
+TEST_F(ConsoleTest, NoEchoAndNoSink) {
+    build(false, "pe0", false);
+    testing::internal::CaptureStdout();
+    for (char c : std::string("quiet\n")) console->putc(c);
+    console->write_summary();
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+    EXPECT_EQ(console->text(), "quiet");
+}
+
+}  // namespace
+}  // namespace nmsim::spinnaker2

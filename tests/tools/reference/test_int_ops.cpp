@@ -1,0 +1,156 @@
+// Tests of the plain integer reference (tools/reference/int_ops.h) against values worked out by
+// hand: two's complement wrap, round-half-up requantisation on negative values, ReLU before
+// accumulate, saturation, signedness, conv indexing with stride and padding, and softmax.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "tools/reference/int_ops.h"
+
+// libsystemc.so refers to sc_main; tests/support/test_main.cpp provides main() but no sc_main.
+extern "C" __attribute__((weak)) int sc_main(int, char**) { return 0; }
+
+namespace nmsim::reference {
+namespace {
+
+// A 1x1x1 matmul with a=0 whose accumulator is exactly `bias`: isolates the requantisation.
+int32_t requant(int32_t bias, unsigned shift, MlaOutPrec out = MlaOutPrec::int32, bool relu = false,
+                unsigned acc_bits = 48) {
+    MlaOp op;
+    op.bias_en = true;
+    op.shift = shift;
+    op.out = out;
+    op.relu = relu;
+    op.acc_bits = acc_bits;
+    return mla_matmul_ref(op, {0}, {0}, {bias})[0];
+}
+
+TEST(IntOpsRef, WrapTwosComplement) {
+    EXPECT_EQ(wrap_twos_complement(5, 29), 5);
+    EXPECT_EQ(wrap_twos_complement(268435455, 29), 268435455);   // 2^28 - 1
+    EXPECT_EQ(wrap_twos_complement(268435456, 29), -268435456);  // 2^28 -> -2^28
+    EXPECT_EQ(wrap_twos_complement(-268435457, 29), 268435455);  // -2^28 - 1
+    EXPECT_EQ(wrap_twos_complement(536870912, 29), 0);           // 2^29
+    EXPECT_EQ(wrap_twos_complement(-1, 8), -1);
+    EXPECT_EQ(wrap_twos_complement(200, 8), -56);
+}
+
+TEST(IntOpsRef, RoundHalfUp) {
+    EXPECT_EQ(requant(11, 1), 6);  // 5.5 -> 6
+    EXPECT_EQ(requant(10, 1), 5);
+    EXPECT_EQ(requant(-3, 1), -1);  // -1.5 -> -1
+    EXPECT_EQ(requant(-5, 1), -2);  // -2.5 -> -2
+    EXPECT_EQ(requant(-6, 2), -1);  // -1.5 -> -1
+    EXPECT_EQ(requant(-7, 2), -2);  // -1.75 -> -2
+    EXPECT_EQ(requant(-5, 2), -1);  // -1.25 -> -1
+    EXPECT_EQ(requant(7, 0), 7);
+    EXPECT_EQ(requant(-2147483647 - 1, 31), -1);  // -1 exactly
+    EXPECT_EQ(requant(1073741824, 31), 1);        // 0.5 -> 1
+    EXPECT_EQ(requant(1073741823, 31), 0);
+}
+
+TEST(IntOpsRef, SaturationReluAndAccBits) {
+    EXPECT_EQ(requant(1000, 0, MlaOutPrec::int8), 127);
+    EXPECT_EQ(requant(-1000, 0, MlaOutPrec::int8), -128);
+    EXPECT_EQ(requant(40000, 0, MlaOutPrec::int16), 32767);
+    EXPECT_EQ(requant(-40000, 0, MlaOutPrec::int16), -32768);
+    EXPECT_EQ(requant(-40000, 0, MlaOutPrec::int16, true), 0);
+    // 2^28 wraps to -2^28 in a 29-bit accumulator; >> 20 gives -256.
+    EXPECT_EQ(requant(268435456, 20, MlaOutPrec::int16, false, 29), -256);
+    EXPECT_EQ(requant(268435456, 20, MlaOutPrec::int8, false, 29), -128);
+    EXPECT_EQ(requant(268435456, 20, MlaOutPrec::int16, false, 30), 256);
+}
+
+TEST(IntOpsRef, ReluBeforeAccumulate) {
+    MlaOp op;
+    op.bias_en = true;
+    op.relu = true;
+    op.accumulate = true;
+    op.out = MlaOutPrec::int8;
+    // acc = -50 -> ReLU 0 -> + old -20 = -20 (ReLU does not apply to the sum)
+    EXPECT_EQ(mla_matmul_ref(op, {0}, {0}, {-50}, {-20})[0], -20);
+    op.relu = false;
+    EXPECT_EQ(mla_matmul_ref(op, {0}, {0}, {-50}, {-20})[0], -70);
+    // 100 + 100 saturates after the accumulation
+    EXPECT_EQ(mla_matmul_ref(op, {0}, {0}, {100}, {100})[0], 127);
+}
+
+TEST(IntOpsRef, MatmulLayoutAndSignedness) {
+    MlaOp op;
+    op.m = 2;
+    op.k = 3;
+    op.n = 2;
+    op.out = MlaOutPrec::int32;
+    // A = [[1,2,3],[-4,5,-6]], B = [[1,-1],[2,0],[3,10]]
+    const std::vector<int32_t> a = {1, 2, 3, -4, 5, -6}, b = {1, -1, 2, 0, 3, 10};
+    EXPECT_EQ(mla_matmul_ref(op, a, b), (std::vector<int32_t>{14, 29, -12, -56}));
+    op.bias_en = true;
+    EXPECT_EQ(mla_matmul_ref(op, a, b, {100, -100}), (std::vector<int32_t>{114, -71, 88, -156}));
+    // Unsigned operands: 255 * 255
+    MlaOp u;
+    u.a_signed = false;
+    u.b_signed = false;
+    u.out = MlaOutPrec::int32;
+    EXPECT_EQ(mla_matmul_ref(u, {255}, {255})[0], 65025);
+    MlaOp u16 = u;
+    u16.in16 = true;
+    u16.shift = 16;
+    u16.acc_bits = 48;
+    EXPECT_EQ(mla_matmul_ref(u16, {65535}, {65535})[0],
+              65534);  // (2^32 - 2^17 + 1) / 2^16, rounded
+    // Values outside the declared operand type are rejected.
+    EXPECT_THROW(mla_matmul_ref(op, {1, 2, 200, -4, 5, -6}, b, {0, 0}), std::invalid_argument);
+    EXPECT_THROW(mla_matmul_ref(u, {-1}, {1}), std::invalid_argument);
+    EXPECT_THROW(mla_matmul_ref(op, a, {1, 2, 3}, {0, 0}), std::invalid_argument);
+}
+
+TEST(IntOpsRef, Conv2dStrideAndPadding) {
+    MlaOp op;
+    op.mode = MlaMode::conv2d;
+    op.ifm_h = op.ifm_w = 3;
+    op.ifm_c = 1;
+    op.ker_h = op.ker_w = 2;
+    op.ofm_c = 1;
+    op.out = MlaOutPrec::int32;
+    const std::vector<int32_t> x = {1, 2, 3, 4, 5, 6, 7, 8, 9}, ones = {1, 1, 1, 1};
+    EXPECT_EQ(mla_conv2d_ref(op, x, ones), (std::vector<int32_t>{12, 16, 24, 28}));
+    op.pad = 1;
+    op.stride = 2;  // out (3 + 2 - 2)/2 + 1 = 2
+    EXPECT_EQ(op.out_h(), 2u);
+    EXPECT_EQ(mla_conv2d_ref(op, x, ones), (std::vector<int32_t>{1, 5, 11, 28}));
+    // Channel order: B[ky][kx][ic][oc]; a 1x1 input with channels (1, 10).
+    MlaOp ch;
+    ch.mode = MlaMode::conv2d;
+    ch.ifm_c = 2;
+    ch.ofm_c = 2;
+    ch.out = MlaOutPrec::int32;
+    EXPECT_EQ(mla_conv2d_ref(ch, {1, 10}, {1, 2, 3, 4}), (std::vector<int32_t>{31, 42}));
+}
+
+TEST(IntOpsRef, Codecs) {
+    EXPECT_EQ(decode_operands({0xFF, 0x7F}, true, true), (std::vector<int32_t>{32767}));
+    EXPECT_EQ(decode_operands({0x00, 0x80}, true, true), (std::vector<int32_t>{-32768}));
+    EXPECT_EQ(decode_operands({0x00, 0x80}, false, true), (std::vector<int32_t>{32768}));
+    EXPECT_EQ(decode_operands({0xFF, 0x7F}, true, false), (std::vector<int32_t>{-1, 127}));
+    EXPECT_EQ(decode_operands({0xFF, 0x7F}, false, false), (std::vector<int32_t>{255, 127}));
+    const std::vector<int32_t> v = {-2147483647 - 1, -1, 0, 2147483647};
+    EXPECT_EQ(decode_results(encode_results(v, MlaOutPrec::int32), MlaOutPrec::int32), v);
+    EXPECT_EQ(encode_results({-2}, MlaOutPrec::int16), (std::vector<uint8_t>{0xFE, 0xFF}));
+}
+
+TEST(IntOpsRef, Softmax) {
+    const auto p = softmax_ref({0.0, std::log(3.0)});
+    ASSERT_EQ(p.size(), 2u);
+    EXPECT_NEAR(p[0], 0.25, 1e-15);
+    EXPECT_NEAR(p[1], 0.75, 1e-15);
+    const auto big = softmax_ref({1000.0, 1000.0, -1000.0});
+    EXPECT_NEAR(big[0], 0.5, 1e-15);
+    EXPECT_NEAR(big[1], 0.5, 1e-15);
+    EXPECT_EQ(big[2], 0.0);
+    EXPECT_TRUE(softmax_ref({}).empty());
+}
+
+}  // namespace
+}  // namespace nmsim::reference

@@ -1,0 +1,72 @@
+// Plain integer reference implementations, independent of the SystemC models: the SpiNNaker2 MLA
+// (matrix multiply and 2-D convolution with its requantisation) and a double-precision softmax.
+// Written for obviousness, not speed: naive loops, a wrap after every accumulation step and
+// explicit floor division for the rounding. Semantics follow
+// firmware/include/nmsim/hw/spinnaker2/mla_regs.h:
+//   acc = bias[n] + sum_k a*b, wrapped to acc_bits (two's complement) after every step
+//   r   = floor((acc + 2^(shift-1)) / 2^shift)   (round half up; r = acc for shift 0)
+//   r   = max(r, 0) if relu;  r += c_old if accumulate;  saturate to signed out precision.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace nmsim::reference {
+
+enum class MlaMode { matmul, conv2d };
+enum class MlaOutPrec { int8, int16, int32 };
+
+// One MLA operation: the register settings in typed form.
+struct MlaOp {
+    MlaMode mode = MlaMode::matmul;
+    bool a_signed = true;
+    bool b_signed = true;
+    bool in16 = false;  // operands are 16-bit
+    MlaOutPrec out = MlaOutPrec::int8;
+    unsigned shift = 0;  // 0..31
+    bool relu = false;
+    bool bias_en = false;
+    bool accumulate = false;
+    unsigned acc_bits = 29;  // 8..48
+    // matmul: A[m][k], B[k][n], C[m][n]
+    uint32_t m = 1, k = 1, n = 1;
+    // conv2d: A[ifm_h][ifm_w][ifm_c], B[ker_h][ker_w][ifm_c][ofm_c], C[out_h][out_w][ofm_c]
+    uint32_t ifm_h = 1, ifm_w = 1, ifm_c = 1, ker_h = 1, ker_w = 1, stride = 1, pad = 0, ofm_c = 1;
+
+    uint32_t out_h() const;  // (ifm_h + 2*pad - ker_h)/stride + 1
+    uint32_t out_w() const;
+    std::size_t a_count() const;  // elements of A, B and C for this op
+    std::size_t b_count() const;
+    std::size_t c_count() const;
+};
+
+// Operand values (already interpreted with the op's signedness and width) -> results as values of
+// the output precision. `bias` (int32 per output column) is used if op.bias_en, `c_old` (the old
+// result values) if op.accumulate; otherwise they may be empty. Throws std::invalid_argument on
+// inconsistent sizes, operand values outside their declared type, or an invalid op.
+std::vector<int32_t> mla_matmul_ref(const MlaOp& op, const std::vector<int32_t>& a,
+                                    const std::vector<int32_t>& b,
+                                    const std::vector<int32_t>& bias = {},
+                                    const std::vector<int32_t>& c_old = {});
+std::vector<int32_t> mla_conv2d_ref(const MlaOp& op, const std::vector<int32_t>& a,
+                                    const std::vector<int32_t>& b,
+                                    const std::vector<int32_t>& bias = {},
+                                    const std::vector<int32_t>& c_old = {});
+// Dispatches on op.mode.
+std::vector<int32_t> mla_ref(const MlaOp& op, const std::vector<int32_t>& a,
+                             const std::vector<int32_t>& b, const std::vector<int32_t>& bias = {},
+                             const std::vector<int32_t>& c_old = {});
+
+// Memory images (little-endian, as the MLA reads them) -> element values.
+std::vector<int32_t> decode_operands(const std::vector<uint8_t>& bytes, bool is_signed, bool in16);
+std::vector<int32_t> decode_results(const std::vector<uint8_t>& bytes, MlaOutPrec out);
+std::vector<uint8_t> encode_results(const std::vector<int32_t>& values, MlaOutPrec out);
+
+// `value` reduced to `bits` bits in two's complement (bits 1..63).
+int64_t wrap_twos_complement(int64_t value, unsigned bits);
+
+// Softmax in double precision (max-subtracted); empty in, empty out.
+std::vector<double> softmax_ref(const std::vector<double>& x);
+
+}  // namespace nmsim::reference

@@ -1,0 +1,5 @@
+"""Subcommands of `nmsim-trace`, in the order `--help` lists them."""
+
+from . import summary
+
+ALL = [summary]
