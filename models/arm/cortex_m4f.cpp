@@ -623,6 +623,7 @@ void CortexM4F::handle_intr(uint32_t intno) {
 }
 
 void CortexM4F::semihosting() {
+    sync();  // output and exit carry the core's own time
     const uint32_t op = reg(UC_ARM_REG_R0);
     const uint32_t arg = reg(UC_ARM_REG_R1);
     auto read_u32 = [&](uint32_t a) {
@@ -737,6 +738,7 @@ uint32_t CortexM4F::locate_access(uint32_t block, uint32_t addr) {
 }
 
 void CortexM4F::fault(FaultCause cause, uint32_t at, uint32_t addr, const std::string& detail) {
+    sync();  // the report and the trace row carry the core's own time
     std::string insn;
     uint8_t code[4] = {};
     if (uc_mem_read(m_uc, at, code, 4) == UC_ERR_OK) insn = m_cycles->disassemble(code, 4, at);
@@ -773,7 +775,7 @@ void CortexM4F::write_summary() {
     const double period_ps = 1e12 / m_clock.hz;
     m_sink->counter(m_component, "instructions", "1", static_cast<double>(m_instructions));
     m_sink->counter(m_component, "cycles", "cycles", static_cast<double>(active_cycles()));
-    m_sink->counter(m_component, "busy_ps", "ps", static_cast<double>(active_cycles()) * period_ps);
+    m_sink->counter(m_component, "busy_ps", "ps", std::round(static_cast<double>(active_cycles()) * period_ps));
     m_sink->counter(m_component, "sleep_ps", "ps", static_cast<double>(m_sleep_time.value()));
     m_sink->counter(m_component, "exceptions", "1", static_cast<double>(m_exceptions));
     m_sink->counter(m_component, "cpi", "cycles",

@@ -16,8 +16,9 @@ struct MlaOpRecord {
     uint64_t cycles;  // MLA clock cycles including start-up and write-back
     uint32_t m, k, n;
     uint16_t component;
-    uint8_t mode;   // 0 matmul, 1 conv2d
-    uint8_t flags;  // S2_MLA_CTRL bits 4..12 >> 4 (signedness, in16, out prec, relu, acc, bias)
+    uint16_t flags;  // S2_MLA_CTRL bits 4..12 >> 4 (signedness, in16, out prec, relu, acc, bias)
+    uint8_t mode;    // 0 matmul, 1 conv2d
+    uint8_t pad_[7];
 };
 NMSIM_TRACE_TABLE(MlaOpRecord, "events/mla_ops", "MAC-array operations (start to completion)",
                   NMSIM_COL(MlaOpRecord, t_start_ps, "ps", "start (START written)"),
@@ -28,8 +29,8 @@ NMSIM_TRACE_TABLE(MlaOpRecord, "events/mla_ops", "MAC-array operations (start to
                   NMSIM_COL(MlaOpRecord, k, "1", "inner dimension"),
                   NMSIM_COL(MlaOpRecord, n, "1", "output columns (matmul N, conv OFM_C)"),
                   NMSIM_COL(MlaOpRecord, component, "1", "component id (/lut/components)"),
-                  NMSIM_COL(MlaOpRecord, mode, "1", "0 matmul, 1 conv2d"),
-                  NMSIM_COL(MlaOpRecord, flags, "1", "CTRL bits 4..11 (a/b signed, in16, out prec, relu, acc)"));
+                  NMSIM_COL(MlaOpRecord, flags, "1", "CTRL bits 4..12 >> 4 (a/b signed, in16, out prec, relu, acc, bias)"),
+                  NMSIM_COL(MlaOpRecord, mode, "1", "0 matmul, 1 conv2d"));
 
 struct DmaRecord {
     uint64_t t_start_ps;

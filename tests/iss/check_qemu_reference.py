@@ -488,6 +488,29 @@ def f_from_int(a, rm, fz, signed):
     return round_f32(Fr(x), rm, fz) if x else (0, 0)
 
 
+def f_to_fixed(a, fz, fbits, size, unsigned):
+    """VCVT float to fixed-point: always round towards zero; 16-bit results are extended."""
+    a, fl = flush_in(a, fz)
+    lo, hi = (0, 2**size - 1) if unsigned else (-2**(size - 1), 2**(size - 1) - 1)
+    if is_nan(a):
+        return 0, fl | IOC
+    if is_inf(a):
+        return (lo if a >> 31 else hi) & M32, fl | IOC
+    x = value(a) * 2**fbits
+    n = math.trunc(x)
+    if n > hi or n < lo:
+        return (hi if n > hi else lo) & M32, fl | IOC
+    return n & M32, fl | (IXC if x != n else 0)
+
+
+def f_from_fixed(a, fz, fbits, size, unsigned):
+    """VCVT fixed-point to float: always round to nearest (unlike VCVT from integer)."""
+    x = a & (2**size - 1)
+    if not unsigned and x >> (size - 1):
+        x -= 2**size
+    return round_f32(Fr(x, 2**fbits), RN, fz) if x else (0, 0)
+
+
 FP_OPS = {  # name: (arity, fn(a, b, c, rounding mode, fz, dn))
     "add": (2, lambda a, b, c, rm, fz, dn: f_add(a, b, rm, fz, dn)),
     "sub": (2, lambda a, b, c, rm, fz, dn: f_sub(a, b, rm, fz, dn)),
@@ -500,6 +523,13 @@ FP_OPS = {  # name: (arity, fn(a, b, c, rounding mode, fz, dn))
     "cvtr_u32": (1, lambda a, b, c, rm, fz, dn: f_to_int(a, rm, fz, True)),
     "cvt_f32_s32": (1, lambda a, b, c, rm, fz, dn: f_from_int(a, rm, fz, True)),
     "cvt_f32_u32": (1, lambda a, b, c, rm, fz, dn: f_from_int(a, rm, fz, False)),
+    "cvt_s32_fx16": (1, lambda a, b, c, rm, fz, dn: f_to_fixed(a, fz, 16, 32, False)),
+    "cvt_u32_fx1": (1, lambda a, b, c, rm, fz, dn: f_to_fixed(a, fz, 1, 32, True)),
+    "cvt_s16_fx8": (1, lambda a, b, c, rm, fz, dn: f_to_fixed(a, fz, 8, 16, False)),
+    "cvt_u16_fx16": (1, lambda a, b, c, rm, fz, dn: f_to_fixed(a, fz, 16, 16, True)),
+    "cvt_f32_s32_fx16": (1, lambda a, b, c, rm, fz, dn: f_from_fixed(a, fz, 16, 32, False)),
+    "cvt_f32_u32_fx32": (1, lambda a, b, c, rm, fz, dn: f_from_fixed(a, fz, 32, 32, True)),
+    "cvt_f32_s16_fx8": (1, lambda a, b, c, rm, fz, dn: f_from_fixed(a, fz, 8, 16, False)),
 }
 
 

@@ -190,6 +190,36 @@ std::string compare_outputs(const std::vector<std::string>& qemu,
     return os.str();
 }
 
+// Known ISS deviation: Unicorn 2.0.1 is built on QEMU 5.0, which rounds the fixed-point -> float
+// VCVT (VCVT.F32.{S,U}32 #fbits) by FPSCR.RMode; the architecture, and QEMU since 5.2 ("AArch32
+// VCVT fixed-point to float is always round-to-nearest"), always rounds to nearest. For those ops
+// only the round-to-nearest results are compared (they must still match bit for bit); the results
+// under RP/RM/RZ are not. Every other line must match exactly. Documented in docs/iss.md.
+const char* const kFixedToFloatOps[] = {"fp.cvt_f32_s32_fx16", "fp.cvt_f32_u32_fx32"};
+
+std::string without_directed_rounding(const std::string& line) {
+    for (const char* op : kFixedToFloatOps) {
+        if (line.rfind(op, 0) != 0) continue;
+        // checksum lines: "... rn=X rp=Y rm=Z rz=W n=N"; sample lines: "... x=A r=B f=C r=D f=E"
+        const size_t rp = line.find(" rp=");
+        if (rp != std::string::npos) return line.substr(0, rp);
+        const size_t r1 = line.find(" r=");
+        const size_t r2 = r1 == std::string::npos ? r1 : line.find(" r=", r1 + 1);
+        if (r2 != std::string::npos) return line.substr(0, r2);
+    }
+    return line;
+}
+
+size_t reduce_known_deviations(std::vector<std::string>& lines) {
+    size_t n = 0;
+    for (auto& l : lines) {
+        const std::string r = without_directed_rounding(l);
+        if (r != l) ++n;
+        l = r;
+    }
+    return n;
+}
+
 void run_differential(const std::string& program) {
     const std::string elf = std::string(NMSIM_FIRMWARE_DIR) + "/" + program + ".elf";
     struct stat st {};
@@ -226,7 +256,11 @@ void run_differential(const std::string& program) {
     EXPECT_FALSE(r.error) << "nmsim: " << r.message;
     EXPECT_TRUE(r.exited) << "nmsim run did not end through _exit";
     EXPECT_EQ(r.exit_code, 0) << "nmsim exit status";
-    const std::string diff = compare_outputs(q_lines, split_lines(r.console));
+    std::vector<std::string> qemu_cmp = q_lines, nmsim_cmp = split_lines(r.console);
+    const size_t reduced = reduce_known_deviations(qemu_cmp);
+    reduce_known_deviations(nmsim_cmp);
+    if (reduced) std::cout << "[ known    ] " << reduced << " lines compared at round-to-nearest only (see kFixedToFloatOps)\n";
+    const std::string diff = compare_outputs(qemu_cmp, nmsim_cmp);
     EXPECT_TRUE(diff.empty()) << program << ": QEMU and nmsim outputs differ\n" << diff;
 }
 
@@ -249,6 +283,16 @@ TEST(IssVsQemu, CompareOutputsFindsFirstDifference) {
     b.pop_back();
     EXPECT_NE(compare_outputs(a, b).find("QEMU printed 4 lines and nmsim 3"), std::string::npos);
     EXPECT_EQ(split_lines("a\r\nb\n"), (std::vector<std::string>{"a", "b"}));
+}
+
+// The deviation filter touches only the named ops, and keeps their round-to-nearest results.
+TEST(IssVsQemu, KnownDeviationKeepsRoundToNearest) {
+    EXPECT_EQ(without_directed_rounding("fp.cvt_f32_s32_fx16 fz=0 dn=0 rn=d59cebd4 rp=e49ea001 rm=04 rz=70 n=2484"),
+              "fp.cvt_f32_s32_fx16 fz=0 dn=0 rn=d59cebd4");
+    EXPECT_EQ(without_directed_rounding("fp.cvt_f32_s32_fx16.s x=cf000001 r=c6440000 f=00000010 r=c643ffff f=03400010"),
+              "fp.cvt_f32_s32_fx16.s x=cf000001 r=c6440000 f=00000010");
+    const std::string other = "fp.cvt_s32_f32 fz=0 dn=0 rn=1 rp=2 rm=3 rz=4 n=5";
+    EXPECT_EQ(without_directed_rounding(other), other);
 }
 
 }  // namespace

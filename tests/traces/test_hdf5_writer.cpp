@@ -275,7 +275,7 @@ TEST(Hdf5Writer, LayoutAttributesTypesAndRows) {
         const ComponentId late = w.component("s2.host");  // after start: LUT grows
         write_rows(w, t, 0, n);
         EXPECT_EQ(w.rows_written(), n);
-        MlaOpRecord op{10, 20, 6, 9, 1, 2, 3, c1, 1, 0x5A};
+        MlaOpRecord op{10, 20, 6, 9, 1, 2, 3, c1, 0x5A, 1, {}};
         w.append(mla, &op);
         w.counter(c0, "macs", "1", 5);
         w.counter(c1, "macs", "1", 7);
@@ -391,7 +391,7 @@ TEST(Hdf5Writer, LayoutAttributesTypesAndRows) {
     EXPECT_EQ(column<uint64_t>(root, "events/mla_ops", "macs", H5T_NATIVE_UINT64)[0], 6u);
     EXPECT_EQ(column<uint32_t>(root, "events/mla_ops", "n", H5T_NATIVE_UINT32)[0], 3u);
     EXPECT_EQ(column<uint16_t>(root, "events/mla_ops", "component", H5T_NATIVE_UINT16)[0], 1u);
-    EXPECT_EQ(column<uint8_t>(root, "events/mla_ops", "flags", H5T_NATIVE_UINT8)[0], 0x5A);
+    EXPECT_EQ(column<uint16_t>(root, "events/mla_ops", "flags", H5T_NATIVE_UINT16)[0], 0x5A);
 
     // LUTs and counters.
     EXPECT_EQ(str_column(root, "lut/components", nullptr, Hdf5Writer::kComponentPathBytes),

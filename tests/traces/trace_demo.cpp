@@ -141,7 +141,7 @@ int run(const Options& o) {
         rec.t_end_ps = rec.t_start_ps + rec.cycles * kMlaPeriodPs;
         rec.component = pe.mla;
         rec.mode = (r >> 40) & 1;
-        rec.flags = (r >> 41) & 0xFF;
+        rec.flags = (r >> 41) & 0x1FF;
         pe.t_ps = rec.t_end_ps;
         pe.ops += 1;
         pe.macs += rec.macs;

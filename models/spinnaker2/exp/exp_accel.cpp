@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <iterator>
+#include <string>
 
 #include "nmsim/hw/spinnaker2/exp_regs.h"
 

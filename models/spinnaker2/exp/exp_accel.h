@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "models/common/param.h"
 #include "models/common/peripheral.h"

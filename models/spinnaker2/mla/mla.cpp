@@ -280,7 +280,7 @@ void Mla::run() {
             rec.n = static_cast<uint32_t>(m_op.n);
             rec.component = m_component;
             rec.mode = m_op.conv ? 1 : 0;
-            rec.flags = static_cast<uint8_t>(m_op.ctrl >> 4);  // CTRL bits 4..11 (record layout)
+            rec.flags = static_cast<uint16_t>((m_op.ctrl >> 4) & 0x1FFu);  // CTRL bits 4..12
             m_sink->append(m_tbl, &rec);
         }
     }

@@ -566,9 +566,9 @@ TEST_F(MlaTest, BiasAccumulateAndConvTiming) {
     EXPECT_EQ(rows[1].n, 8u);
     EXPECT_EQ(rows[1].macs, 25u * 27u * 8u);
     EXPECT_EQ(rows[0].flags,
-              static_cast<uint8_t>(((1u << S2_MLA_CTRL_ACCUMULATE_SHIFT) |
-                                    (S2_MLA_OUT_INT32 << S2_MLA_CTRL_OUT_PREC_SHIFT)) >>
-                                   4));
+              static_cast<uint16_t>(((1u << S2_MLA_CTRL_BIAS_EN_SHIFT) | (1u << S2_MLA_CTRL_ACCUMULATE_SHIFT) |
+                                     (S2_MLA_OUT_INT32 << S2_MLA_CTRL_OUT_PREC_SHIFT)) >>
+                                    4));
 }
 
 TEST_F(MlaTest, FetchWidthAndStartupParameters) {

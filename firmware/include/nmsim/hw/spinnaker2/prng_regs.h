@@ -1,5 +1,8 @@
-/* PRNG: KISS-type generator (Marsaglia's KISS as in JKISS32: LCG + xorshift + multiply-with-carry),
- * one 32-bit value per read of OUT. The reset state is derived from the scenario seed. */
+/* PRNG: KISS-type generator (Marsaglia's KISS: LCG x = 69069x + 12345, xorshift y (13, 17, 5),
+ * multiply-with-carry t = 698769069 z + c), one 32-bit value x + y + z per read of OUT. The chip's
+ * generator is reported as a 64-bit KISS variant [2nd]; this 32-bit KISS is the documented model.
+ * The reset state is derived from the scenario seed; SEED_C must stay below 698769069 and z, c
+ * must not both be 0. */
 #ifndef NMSIM_HW_S2_PRNG_REGS_H
 #define NMSIM_HW_S2_PRNG_REGS_H
 #include "nmsim/hw/regdef.h"
