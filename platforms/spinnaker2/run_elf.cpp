@@ -34,7 +34,7 @@ ElfRunResult run_elf(const std::string& elf_path, const std::vector<std::string>
         Pe& pe = plat.pe(0);
         pe.load(image);
         if (args.size() > S2_ARGS_WORDS) throw std::runtime_error("more than S2_ARGS_WORDS arguments");
-        std::memcpy(pe.sram.data() + S2_ARGS_BASE, args.data(), 4 * args.size());
+        if (!args.empty()) std::memcpy(pe.sram.data() + S2_ARGS_BASE, args.data(), 4 * args.size());
         plat.start({0});
         sc_core::sc_start(sc_core::sc_time(static_cast<double>(p.sim.max_time.ps), sc_core::SC_PS));
         pe.console.flush();
