@@ -101,27 +101,17 @@ struct UcHooks {
         CortexM4F* c = w->core;
         uint32_t v = 0;
         std::string why;
-        if (!c->m_scs->read(w->base + static_cast<uint32_t>(off), size, v, why)) {
-            c->m_fault_pending = true;
-            c->m_fault_cause = FaultCause::bus_error;
-            c->m_fault_addr = w->base + static_cast<uint32_t>(off);
-            c->m_fault_detail = why;
-            c->m_stop_requested = true;
-            uc_emu_stop(uc);
-        }
+        const uint32_t addr = w->base + static_cast<uint32_t>(off);
+        if (!c->m_scs->read(addr, size, v, why)) c->bus_fault(addr, why);
         return v;
     }
     static void scs_write(uc_engine* uc, uint64_t off, unsigned size, uint64_t v, void* user) {
         auto* w = static_cast<CortexM4F::Window*>(user);
         CortexM4F* c = w->core;
         std::string why;
-        if (!c->m_scs->write(w->base + static_cast<uint32_t>(off), size, static_cast<uint32_t>(v), why)) {
-            c->m_fault_pending = true;
-            c->m_fault_cause = FaultCause::bus_error;
-            c->m_fault_addr = w->base + static_cast<uint32_t>(off);
-            c->m_fault_detail = why;
-            c->m_stop_requested = true;
-            uc_emu_stop(uc);
+        const uint32_t addr = w->base + static_cast<uint32_t>(off);
+        if (!c->m_scs->write(addr, size, static_cast<uint32_t>(v), why)) {
+            c->bus_fault(addr, why);
         } else if (c->m_scs->changed()) {
             c->stop_at_next_block();  // re-evaluate exceptions
         }
@@ -273,13 +263,8 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
     bus->b_transport(p, delay);
     p.clear_extension(&ext);
     if (p.is_response_error()) {
-        m_fault_pending = true;
-        m_fault_cause = FaultCause::bus_error;
-        m_fault_addr = addr;
-        m_fault_detail = std::string(is_write ? "write" : "read") + ": " +
-                         (ext.why.empty() ? p.get_response_string() : ext.why);
-        m_stop_requested = true;
-        uc_emu_stop(m_uc);
+        bus_fault(addr, std::string(is_write ? "write" : "read") + ": " +
+                            (ext.why.empty() ? p.get_response_string() : ext.why));
         return 0;
     }
     if (delay > sc_core::SC_ZERO_TIME) {  // the access stalled the core
@@ -289,6 +274,17 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
     uint64_t out = 0;
     std::memcpy(&out, data, std::min<size_t>(size, sizeof out));
     return out;
+}
+
+// A rejected access stops the ISS at once (the run ends or vectors to HardFault); the faulting
+// instruction is located after the ISS has returned.
+void CortexM4F::bus_fault(uint32_t addr, const std::string& why) {
+    m_fault_pending = true;
+    m_fault_cause = FaultCause::bus_error;
+    m_fault_addr = addr;
+    m_fault_detail = why;
+    m_stop_requested = true;
+    uc_emu_stop(m_uc);
 }
 
 // uc_emu_stop() from a memory callback aborts the block after the access but leaves the ISS's PC

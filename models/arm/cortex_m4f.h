@@ -138,6 +138,7 @@ private:
     void trace_irq(int exc, uint8_t kind);
     uint64_t mmio(uint32_t addr, unsigned size, bool is_write, uint64_t value);
     void stop_at_next_block();
+    void bus_fault(uint32_t addr, const std::string& why);
 
     friend struct UcHooks;  // Unicorn callbacks (cortex_m4f.cpp)
 
