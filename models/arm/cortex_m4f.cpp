@@ -53,9 +53,10 @@ struct UcHooks {
         auto* c = static_cast<CortexM4F*>(user);
         if (c->m_stop_requested) return;  // an MMIO or interrupt stop is taking effect
         const uint32_t a = static_cast<uint32_t>(addr);
-        if (a != c->m_next_pc) {  // the previous block ended in a taken branch
+        if (a != c->m_next_pc || c->m_last_transfer) {  // the previous block branched
             c->m_ticks += c->m_p.branch_refill_cycles;
             c->m_next_pc = a;
+            c->m_last_transfer = false;
         }
         if (!c->m_first_block && c->m_ticks >= c->m_stop_at) {
             c->m_stop_requested = true;
@@ -69,6 +70,7 @@ struct UcHooks {
         c->m_next_pc = a + size;
         c->m_last_block = a;
         c->m_last_size = size;
+        c->m_last_transfer = e.cost.ends_in_transfer;
     }
     static void intr(uc_engine* uc, uint32_t intno, void* user) {
         auto* c = static_cast<CortexM4F*>(user);
@@ -356,6 +358,7 @@ void CortexM4F::run() {
         m_next_pc = start_pc;
         m_last_block = start_pc;
         m_last_size = 0;
+        m_last_transfer = false;
         const uc_err e = uc_emu_start(m_uc, start_pc | 1u, kUntil, 0, 0);
         if (m_fault_pending) {
             m_fault_pending = false;

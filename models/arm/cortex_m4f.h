@@ -170,7 +170,7 @@ private:
     sc_core::sc_time m_sleep_time;
     uint32_t m_next_pc = 0, m_last_block = 0, m_last_size = 0;
     Stop m_stop = Stop::none;
-    bool m_stop_requested = false, m_first_block = false;
+    bool m_stop_requested = false, m_first_block = false, m_last_transfer = false;
     uint32_t m_intno = 0;
     bool m_fault_pending = false;
     FaultCause m_fault_cause = FaultCause::bus_error;

@@ -57,6 +57,32 @@ uint32_t list_length(const cs_insn& in) {
     }
 }
 
+bool writes_pc(const cs_insn& in) {
+    const cs_arm& a = in.detail->arm;
+    for (int o = 0; o < a.op_count; ++o)
+        if (a.operands[o].type == ARM_OP_REG && a.operands[o].reg == ARM_REG_PC) {
+            // PC as a destination: first operand of MOV/ADD/LDR, or in a POP/LDM register list.
+            const bool list = in.id == ARM_INS_POP || in.id == ARM_INS_LDM || in.id == ARM_INS_LDMDB;
+            if (list || o == 0) return in.id != ARM_INS_STR && in.id != ARM_INS_PUSH && in.id != ARM_INS_STM;
+        }
+    return false;
+}
+
+// Executed unconditionally (outside an IT block's false condition) and always changes the flow.
+bool unconditional_transfer(const cs_insn& in) {
+    const arm_cc cc = in.detail->arm.cc;
+    if (cc != ARM_CC_AL && cc != ARM_CC_INVALID) return false;
+    switch (in.id) {
+        case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BX: case ARM_INS_BLX: case ARM_INS_TBB:
+        case ARM_INS_TBH:
+            return true;
+        case ARM_INS_CBZ: case ARM_INS_CBNZ:
+            return false;  // conditional by nature: the core sees whether it was taken
+        default:
+            return writes_pc(in);
+    }
+}
+
 }  // namespace
 
 CycleModel::CycleModel(uint32_t div_cycles) : m_div_cycles(div_cycles), m_handle(0) {
@@ -98,13 +124,14 @@ BlockCost CycleModel::cost(const uint8_t* code, size_t size, uint32_t addr) cons
             case Kind::fp_multi: cyc = 1 + list_length(in); break;
             case Kind::alu:
                 // VMOV between two core registers and a double-precision register pair.
-                if (in.id == ARM_INS_VMOV && in.detail->arm.op_count == 3) cyc = 2;
+                if (in.id == ARM_INS_VMOV && in.detail->arm.op_count >= 3) cyc = 2;
                 break;
         }
         prev_load = is_load;
         c.cycles += cyc;
         c.instructions += 1;
     }
+    if (n) c.ends_in_transfer = unconditional_transfer(insn[n - 1]);
     // Bytes capstone could not decode (should not happen for code Unicorn executed): 1 cycle per
     // halfword keeps time advancing.
     size_t decoded = n ? static_cast<size_t>(insn[n - 1].address + insn[n - 1].size - addr) : 0;

@@ -23,8 +23,8 @@
 //   DMB/DSB/ISB, WFI, other system          1(+B)             1              barrier B not modelled
 //
 // The pipeline-refill penalty P of taken branches is applied at run time by the core: when a
-// block does not start where the previous one ended, the previous block ended in a taken branch
-// (or an exception changed the flow). Condition-failed instructions in IT blocks are costed as
+// block does not start where the previous one ended (a taken conditional branch, or an
+// exception changed the flow), or when the previous block ended in an unconditional transfer. Condition-failed instructions in IT blocks are costed as
 // executed (the TRM gives them 1 cycle).
 #pragma once
 
@@ -37,6 +37,9 @@ namespace nmsim::arm {
 struct BlockCost {
     uint32_t cycles = 0;
     uint32_t instructions = 0;
+    // The block ends in an unconditional control transfer (B, BL, BX, BLX, TBB/TBH, POP/LDM/LDR
+    // to PC, MOV/ADD to PC): the pipeline refills even when the target is the next address.
+    bool ends_in_transfer = false;
 };
 
 class CycleModel {

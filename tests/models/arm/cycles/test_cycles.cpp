@@ -70,26 +70,27 @@ KernelRun run_kernels(const std::vector<std::string>& sets = {}) {
 
 // Core parameters the model's costs depend on (CoreParams in models/arm/cortex_m4f.h).
 struct CoreCosts {
-    int64_t refill = 2;      // branch_refill_cycles (P)
-    int64_t div = 7;         // div_cycles
-    int64_t entry = 12;      // exception_entry_cycles
-    int64_t fp_extra = 17;   // fp_frame_extra_cycles
-    int64_t ret = 10;        // exception_return_cycles
+    int64_t refill = 2;     // branch_refill_cycles (P)
+    int64_t div = 7;        // div_cycles
+    int64_t entry = 12;     // exception_entry_cycles
+    int64_t fp_extra = 17;  // fp_frame_extra_cycles
+    int64_t ret = 10;       // exception_return_cycles
 };
 
 // Net cycles of each kernel as the documented model predicts them (cycle_model.h table).
 std::map<std::string, int64_t> model_cycles(const CoreCosts& c) {
     const int64_t P = c.refill, D = c.div;
     return {
-        {"baseline", 1 + 2 + 1},         // NOP + LDR (after a non-load) + B to the next insn
+        {"baseline", 1 + 2 + 1 + P},  // NOP + LDR (after a non-load) + B to the next insn (1+P)
         {"add", 100},
         {"mul", 100},
         {"mla", 100},
         {"sdiv", 100 * D},
-        {"ldr", 2 + 99 * 1},             // the first load 2, each following (pipelined) load 1
-        {"ldr_dep", 2 + 99 * 1},         // address dependency not modelled: same as independent
+        {"ldr", 2 + 99 * 1},      // the first load 2, each following (pipelined) load 1
+        {"ldr_dep", 2 + 99 * 1},  // address dependency not modelled: same as independent
         {"str", 100},
-        {"ldr_str", 50 * (2 + 1)},       // nothing pipelines after a store: LDR 2, STR 1
+        {"str_reg", 100},
+        {"ldr_str", 50 * (2 + 1)},  // nothing pipelines after a store: LDR 2, STR 1
         {"push_pop", 20 * (1 + 8)},
         {"ldrd_strd", 100 * 3},
         {"ldm_stm", 100 * (1 + 3)},
@@ -101,18 +102,18 @@ std::map<std::string, int64_t> model_cycles(const CoreCosts& c) {
         {"vldr_vstr", 100 * 2},
         {"vmov_rs", 100 * 1},
         {"vmov_d", 100 * 2},
-        {"vmov_ss", 100 * 1},            // only the D-register form is costed 2 (op_count == 3)
-        {"b_next", 100 * 1},             // no refill: the target is where the block ended
+        {"vmov_ss", 100 * 2},
+        {"b_next", 100 * (1 + P)},  // an unconditional branch refills even to the next insn
         {"b_skip", 100 * (1 + P)},
         {"bcc_not_taken", 100 * 1},
-        {"loop", 100 * 2 + 99 * P},      // the last BNE falls through
+        {"loop", 100 * 2 + 99 * P},  // the last BNE falls through
         {"call", 100 * ((1 + P) + (1 + P))},
         {"tbb", 100 * (2 + P)},
         {"it_add", 50 * (1 + 1)},
-        {"it_sdiv", 50 * (1 + D)},       // condition-failed instructions costed as executed
-        {"svc", 10 * (1 + c.entry + 1 + c.ret)},                 // SVC, entry, BX LR, return
+        {"it_sdiv", 50 * (1 + D)},  // condition-failed instructions costed as executed
+        {"svc", 10 * (1 + c.entry + 1 + c.ret)},  // SVC, entry, BX LR, return
         {"svc_fp", 10 * (1 + c.entry + c.fp_extra + 1 + c.ret)},
-        {"dwt_same_block", 0},           // the whole block is charged before either read
+        {"dwt_same_block", 0},  // the whole block is charged before either read
     };
 }
 
@@ -135,6 +136,9 @@ const TrmBound kTrm[] = {
      "TRM 3.3.2: no pipelining when the address uses the previous load's result; model: "
      "address dependencies not modelled (documented approximation)"},
     {"str", 1, 2, 0, 0, "TRM 3.3.2: STR Rx,[Ry,#imm] one cycle; Table 3-1: 2 unpipelined"},
+    {"str_reg", 1, 2, 0, 0,
+     "TRM 3.3.2: nothing pipelines after STR with register offset (2 if the next instruction "
+     "would overlap; 1 with the write buffer); model: 1"},
     {"ldr_str", 1.5, 1.5, 0, 0, "TRM 3.3.2: LDR; STR normally three cycles"},
     {"push_pop", 9, 9, 0, 0, "TRM Table 3-1 PUSH/POP 1+N, N = 8"},
     {"ldrd_strd", 3, 3, 0, 0, "TRM Table 3-1 LDRD/STRD 1+N, N = 2; 3.3.2: not pipelined"},
@@ -147,27 +151,25 @@ const TrmBound kTrm[] = {
     {"vldr_vstr", 2, 2, 0, 0, "TRM FPU table VLDR.32/VSTR.32 2"},
     {"vmov_rs", 1, 1, 0, 0, "TRM FPU table VMOV Sn, Rt / Rt, Sn 1"},
     {"vmov_d", 2, 2, 0, 0, "TRM FPU table VMOV Dm, Rt, Rt2 / Rt, Rt2, Dm 2"},
-    {"vmov_ss", 2, 2, -1, 0,
-     "TRM FPU table VMOV Sm, Sm1, Rt, Rt2 / Rt, Rt2, Sm, Sm1 2; model defect: costed 1 "
-     "(cycle_model.cpp tests op_count == 3, which matches only the D-register form)"},
-    {"b_next", 2, 4, -1, 0,
-     "TRM Table 3-1 B 1+P; model defect: a taken branch to the next instruction gets no refill "
-     "(P inferred from a discontinuity between blocks)"},
+    {"vmov_ss", 2, 2, 0, 0, "TRM FPU table VMOV Sm, Sm1, Rt, Rt2 / Rt, Rt2, Sm, Sm1 2"},
+    {"b_next", 2, 4, 0, 0, "TRM Table 3-1 B 1+P, also when the target is the next instruction"},
     {"b_skip", 2, 4, 0, 0, "TRM Table 3-1 B 1+P, P = 1..3"},
     {"bcc_not_taken", 1, 1, 0, 0, "TRM Table 3-1 B<cc> not taken 1"},
     {"loop", (100 * 2 + 99 * 1) / 200.0, (100 * 2 + 99 * 3) / 200.0, 0, 0,
      "SUBS 1 + BNE 1+P (taken 99x, 1 not taken)"},
     {"call", 2, 4, 0, 0, "TRM Table 3-1 BL 1+P and BX 1+P"},
     {"tbb", 3, 5, 0, 0, "TRM Table 3-1 TBB 2+P"},
-    {"it_add", 0.5, 1, 0, 0, "IT 1 (0 if folded), condition-failed ADD 1"},
+    {"it_add", 0.5, 1, 0, 0, "IT 1 (Table 3-1; 0 if folded), condition-failed ADD 1"},
     {"it_sdiv", 0.5, 1, 0, 4.0,
      "condition-failed SDIV takes 1 cycle in the TRM; the model costs it as executed "
      "(documented approximation, +(div_cycles-1)/2 per instruction here)"},
     {"svc", 24, 24, 0, 0,
-     "SVC 1 + entry 12 (TRM 3.3 latency) + BX LR 1 + return 10 (assumed, CoreParams)"},
+     "SVC 1 + entry 12 (12-cycle interrupt latency) + BX LR 1 + return 10 (CoreParams: "
+     "assumed)"},
     {"svc_fp", 24, 41, 0, 0,
-     "as svc; extended frame: +0 with lazy stacking (reset default), +17 without"},
-    {"dwt_same_block", 1.04, 1.04, -1.04, 0,
+     "as svc; extended frame: +0 with lazy stacking (FPCCR.LSPEN, reset default), +17 "
+     "without (one cycle per extra stacked word)"},
+    {"dwt_same_block", 1.0, 1.04, -1.04, 0,
      "50 ADD + LDR between the reads; model: a block's cycles are charged before it runs, so "
      "MMIO in a block sees the block's end time (documented: error <= one block)"},
 };
@@ -193,11 +195,13 @@ void expect_ran(const KernelRun& r) {
 void expect_model(const KernelRun& r, const CoreCosts& c) {
     const auto want = model_cycles(c);
     for (const auto& [name, cycles] : want) {
-        ASSERT_EQ(r.kernels.count(name), 1u) << "kernel " << name << " missing:\n" << r.result.console;
+        ASSERT_EQ(r.kernels.count(name), 1u) << "kernel " << name << " missing:\n"
+                                             << r.result.console;
         const int64_t got = name == "baseline" ? r.baseline : r.net(name);
         EXPECT_EQ(got, cycles) << "kernel " << name;
     }
-    EXPECT_EQ(r.kernels.size(), want.size()) << "kernels without an expectation:\n" << r.result.console;
+    EXPECT_EQ(r.kernels.size(), want.size()) << "kernels without an expectation:\n"
+                                             << r.result.console;
 }
 
 TEST_F(CycleModel, ProgramRuns) { expect_ran(*s_default); }
@@ -243,10 +247,10 @@ TEST_F(CycleModel, ParametersChangeTheCostsAsDocumented) {
     c.fp_extra = 0;
     c.ret = 5;
     const KernelRun r = run_kernels({"pe.core.branch_refill_cycles=" + std::to_string(c.refill),
-                               "pe.core.div_cycles=" + std::to_string(c.div),
-                               "pe.core.exception_entry_cycles=" + std::to_string(c.entry),
-                               "pe.core.fp_frame_extra_cycles=" + std::to_string(c.fp_extra),
-                               "pe.core.exception_return_cycles=" + std::to_string(c.ret)});
+                                     "pe.core.div_cycles=" + std::to_string(c.div),
+                                     "pe.core.exception_entry_cycles=" + std::to_string(c.entry),
+                                     "pe.core.fp_frame_extra_cycles=" + std::to_string(c.fp_extra),
+                                     "pe.core.exception_return_cycles=" + std::to_string(c.ret)});
     expect_ran(r);
     expect_model(r, c);
 }
