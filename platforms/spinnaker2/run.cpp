@@ -548,7 +548,7 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
     for (const auto& v : rows) prow.push_back(trace::ParamRow{v.path, v.value, v.unit, v.type, v.origin, v.source, v.doc});
     writer.set_config(scenario::dump(s), prow);
 
-    PePlatform plat("s2", p, s.seed, &writer, s.trace.console_stdout);
+    PePlatform plat("s2", p, s.seed, &writer, s.trace.console_stdout && !o.quiet);
     for (size_t pe : pes) plat.pe(pe).load(*images[pe]);
     for (auto& [name, pl] : L.buffers) {
         pl.host = pl.buf->at.kind == scenario::Placement::Kind::sram

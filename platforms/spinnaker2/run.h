@@ -24,7 +24,7 @@ PePlatformParams resolve_params(const scenario::Scenario& s, std::vector<ParamVa
 struct RunOptions {
     std::string trace_path;  // overrides the scenario's trace.file when not empty
     std::string argv;        // command line, recorded in the trace
-    bool quiet = false;      // no report on stdout (errors still go to `err`)
+    bool quiet = false;      // no report and no console echo on stdout (errors still go to `err`)
 };
 
 struct RunResult {

@@ -163,8 +163,8 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
         }
         for (const auto& r : rows) {
             std::cout << r.path << " = " << r.value;
-            if (!r.unit.empty() && r.type != "Time" && r.type != "Frequency" && r.type != "Bytes" && r.type != "Voltage")
-                std::cout << " " << r.unit;
+            const bool dimensioned = r.type == "Time" || r.type == "Frequency" || r.type == "Bytes" || r.type == "Voltage";
+            if (!r.unit.empty() && r.unit != "1" && !dimensioned) std::cout << " " << r.unit;
             std::cout << "   [" << r.type << (r.origin == "default" ? "" : ", from " + r.origin) << "]\n"
                       << "    " << r.doc << "\n    source: " << r.source << "\n";
         }
@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
     run->add_option("scenario", scenario_path, "scenario YAML file")->required();
     run->add_option("--set", sets, "override: platform parameter (pe.mla.acc_bits=24) or scenario key (seed=3)");
     run->add_option("-o,--output", out, "trace file (default: the scenario's trace.file or <name>.h5)");
-    run->add_flag("-q,--quiet", quiet, "no report (errors are still printed)");
+    run->add_flag("-q,--quiet", quiet, "no report and no console echo (errors are still printed)");
 
     auto* params = app.add_subcommand("params", "print the parameters of a platform (name, value, unit, source, doc)");
     std::string platform, pscenario, regs;
