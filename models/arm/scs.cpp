@@ -282,6 +282,7 @@ bool Scs::read(uint32_t addr, unsigned size, uint32_t& v, std::string& why) {
         case 0xD38: v = m_bfar; break;
         case 0xD3C: v = 0; break;  // AFSR
         case 0xD88: v = m_cpacr; break;
+        case 0xDFC: v = m_demcr; break;  // DEMCR: TRCENA etc. (stored; the DWT counts regardless)
         case 0xF34: v = m_fpccr; break;
         case 0xF38: v = m_fpcar; break;
         case 0xF3C: v = m_fpdscr; break;
@@ -378,6 +379,7 @@ bool Scs::write(uint32_t addr, unsigned size, uint32_t v, std::string& why) {
         case 0xD34: m_mmfar = v; break;
         case 0xD38: m_bfar = v; break;
         case 0xD88: m_cpacr = v & 0x00F00000u; break;
+        case 0xDFC: m_demcr = v & 0x010F07F1u; break;
         case 0xF00:  // STIR
             if ((v & 0x1FFu) < m_n_irq) set_pending(kIrq0 + static_cast<int>(v & 0x1FFu));
             break;

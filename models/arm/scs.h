@@ -74,7 +74,7 @@ private:
     bool m_changed = false;
     bool m_reset_requested = false;
     uint32_t m_vtor = 0, m_prigroup = 0, m_scr = 0, m_ccr = 0x200u, m_shcsr = 0;
-    uint32_t m_cfsr = 0, m_hfsr = 0, m_mmfar = 0, m_bfar = 0, m_cpacr = 0;
+    uint32_t m_cfsr = 0, m_hfsr = 0, m_mmfar = 0, m_bfar = 0, m_cpacr = 0, m_demcr = 0;
     uint32_t m_fpccr = 0xC0000000u, m_fpcar = 0, m_fpdscr = 0;
     // SysTick
     uint32_t m_syst_csr = 0, m_syst_rvr = 0;

@@ -9,8 +9,6 @@
 
 #include "tools/reference/int_ops.h"
 
-// libsystemc.so refers to sc_main; tests/support/test_main.cpp provides main() but no sc_main.
-extern "C" __attribute__((weak)) int sc_main(int, char**) { return 0; }
 
 namespace nmsim::reference {
 namespace {

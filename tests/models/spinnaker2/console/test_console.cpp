@@ -2,7 +2,6 @@
 // bus writes and putc(), '\r' handling, splitting of long lines into continued trace rows (on
 // UTF-8 boundaries), flush, stdout echo and counters.
 #include <gtest/gtest.h>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstring>
 #include <functional>
@@ -11,6 +10,7 @@
 #include "models/common/trace_records.h"
 #include "models/spinnaker2/console/console.h"
 #include "nmsim/hw/spinnaker2/console_regs.h"
+#include "tests/support/bus_master.h"
 #include "tests/support/memory_sink.h"
 #include "tests/support/systemc_fixture.h"
 
@@ -21,52 +21,26 @@ using sc_core::SC_NS;
 using sc_core::SC_PS;
 using sc_core::sc_time;
 
-struct Master : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Master> sock;
-    std::function<void()> body;
-
-    SC_HAS_PROCESS(Master);
-    explicit Master(sc_core::sc_module_name n) : sc_module(n), sock("sock") { SC_THREAD(run); }
-    void run() {
-        if (body) body();
-    }
-    bool access(bool write, uint32_t addr, uint32_t& data, std::string* why = nullptr,
-                sc_time delay = sc_core::SC_ZERO_TIME) {
-        tlm::tlm_generic_payload p;
-        BusErrorExt ext;
-        p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        p.set_address(addr);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-        p.set_data_length(4);
-        p.set_streaming_width(4);
-        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        p.set_extension(&ext);
-        sock->b_transport(p, delay);
-        p.clear_extension(&ext);
-        if (why) *why = ext.why;
-        sc_core::wait(delay);
-        return p.is_response_ok();
-    }
-    void puts(const std::string& s) {
-        for (char c : s) {
-            uint32_t v = static_cast<unsigned char>(c);
-            EXPECT_TRUE(access(true, S2_CONSOLE_PUTC, v));
-            sc_core::wait(10, SC_NS);
-        }
-    }
-};
+using nmsim::test::BusMaster;
 
 class ConsoleTest : public nmsim::test::SystemCTest {
 protected:
     void build(bool echo = false, std::string prefix = "pe0", bool with_sink = true) {
         sc_core::sc_set_time_resolution(1, SC_PS);
         console = std::make_unique<Console>("console", with_sink ? &sink : nullptr, prefix, echo);
-        master = std::make_unique<Master>("master");
+        master = std::make_unique<BusMaster>("master");
         master->sock.bind(console->cfg);
     }
     void run(std::function<void()> body) {
         master->body = std::move(body);
         sc_core::sc_start();
+    }
+    // Writes the characters to PUTC, 10 ns apart.
+    void put_text(const std::string& s) {
+        for (char c : s) {
+            EXPECT_TRUE(master->write(S2_CONSOLE_PUTC, static_cast<unsigned char>(c)).ok);
+            sc_core::wait(10, SC_NS);
+        }
     }
     std::vector<ConsoleRecord> rows() const { return sink.rows<ConsoleRecord>("events/console"); }
     static std::string text_of(const ConsoleRecord& r) {
@@ -75,7 +49,7 @@ protected:
 
     nmsim::test::MemorySink sink;
     std::unique_ptr<Console> console;
-    std::unique_ptr<Master> master;
+    std::unique_ptr<BusMaster> master;
 };
 
 TEST_F(ConsoleTest, ResetValueAndWriteOnly) {
@@ -84,12 +58,12 @@ TEST_F(ConsoleTest, ResetValueAndWriteOnly) {
     ASSERT_EQ(std::size(table), 1u);
     EXPECT_EQ(console->regs().value(S2_CONSOLE_PUTC), table[0].reset);
     run([&] {
-        uint32_t v = 0;
-        std::string why;
-        EXPECT_FALSE(master->access(false, S2_CONSOLE_PUTC, v, &why));
-        EXPECT_NE(why.find("read of write-only PUTC"), std::string::npos) << why;
-        EXPECT_FALSE(master->access(true, 0x04, v, &why));
-        EXPECT_NE(why.find("no register"), std::string::npos) << why;
+        BusMaster::Result r = master->read(S2_CONSOLE_PUTC);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.why.find("read of write-only PUTC"), std::string::npos) << r.why;
+        r = master->write(0x04, 0);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.why.find("no register"), std::string::npos) << r.why;
     });
     EXPECT_TRUE(rows().empty());
 }
@@ -98,15 +72,15 @@ TEST_F(ConsoleTest, LinesFromBusWritesWithEndTimes) {
     build();
     uint64_t t_end1 = 0, t_end2 = 0;
     run([&] {
-        master->puts("hello\r");
+        put_text("hello\r");
         // The line ends with the '\n' write, 60 ns after start (6 characters of 10 ns each).
         t_end1 = sc_core::sc_time_stamp().value();
-        master->puts("\n");
-        master->puts("  world!");
+        put_text("\n");
+        put_text("  world!");
         t_end2 = sc_core::sc_time_stamp().value();
-        master->puts("\n");
-        master->puts("\n");  // an empty line
-        master->puts("partial");
+        put_text("\n");
+        put_text("\n");  // an empty line
+        put_text("partial");
     });
     ASSERT_EQ(console->lines().size(), 3u);
     EXPECT_EQ(console->lines()[0], "hello");
@@ -142,10 +116,8 @@ TEST_F(ConsoleTest, AnnotatedDelayGivesLineEndTime) {
     build();
     run([&] {
         sc_core::wait(100, SC_NS);
-        uint32_t v = 'a';
-        ASSERT_TRUE(master->access(true, S2_CONSOLE_PUTC, v));
-        v = '\n';
-        ASSERT_TRUE(master->access(true, S2_CONSOLE_PUTC, v, nullptr, sc_time(7, SC_NS)));
+        ASSERT_TRUE(master->write(S2_CONSOLE_PUTC, 'a').ok);
+        ASSERT_TRUE(master->write(S2_CONSOLE_PUTC, '\n', sc_time(7, SC_NS)).ok);
     });
     auto r = rows();
     ASSERT_EQ(r.size(), 1u);

@@ -22,12 +22,9 @@
 #include "models/spinnaker2/dma/dma.h"
 #include "nmsim/hw/spinnaker2/dma_regs.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
+#include "tests/support/bus_master.h"
 #include "tests/support/memory_sink.h"
 #include "tests/support/systemc_fixture.h"
-
-// libsystemc.so is linked with BIND_NOW and refers to sc_main, which tests/support/test_main.cpp
-// does not define: a weak definition lets the test load (a strong one there would take over).
-extern "C" __attribute__((weak)) int sc_main(int, char**) { return 1; }
 
 namespace nmsim::spinnaker2 {
 namespace {
@@ -56,42 +53,13 @@ struct IrqRecorder : nmsim::IrqSink {
     }
 };
 
-struct Bus : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Bus> sock{"sock"};
+// The core's side: register accesses on `sock` (the DMA's cfg port) plus DMA driver helpers.
+struct Bus : nmsim::test::BusMaster {
     tlm_utils::simple_initiator_socket<Bus> mem{"mem"};  // the core's SRAM port (unused here)
-    std::function<void(Bus&)> body;
     IrqRecorder* rec = nullptr;
     nmsim::IrqLine* irq = nullptr;
 
-    SC_HAS_PROCESS(Bus);
-    explicit Bus(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-    void run() {
-        if (body) body(*this);
-    }
-    tlm::tlm_response_status access(tlm::tlm_command cmd, uint32_t off, uint32_t& v) {
-        tlm::tlm_generic_payload p;
-        p.set_command(cmd);
-        p.set_address(off);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        p.set_data_length(4);
-        p.set_streaming_width(4);
-        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        sc_time d = sc_core::SC_ZERO_TIME;
-        sock->b_transport(p, d);
-        return p.get_response_status();
-    }
-    uint32_t rd(uint32_t off) {
-        uint32_t v = 0;
-        EXPECT_EQ(access(tlm::TLM_READ_COMMAND, off, v), tlm::TLM_OK_RESPONSE) << "read " << off;
-        return v;
-    }
-    void wr(uint32_t off, uint32_t v) {
-        EXPECT_EQ(access(tlm::TLM_WRITE_COMMAND, off, v), tlm::TLM_OK_RESPONSE) << "write " << off;
-    }
-    void at(uint64_t t_ps) {
-        ASSERT_GE(t_ps, now_ps());
-        if (t_ps > now_ps()) wait(sc_time::from_value(t_ps - now_ps()));
-    }
+    using BusMaster::BusMaster;
     void start(uint32_t src, uint32_t dst, uint32_t len, uint32_t ctrl = kStart | kIrqEn) {
         wr(S2_DMA_SRC, src);
         wr(S2_DMA_DST, dst);
@@ -140,7 +108,7 @@ struct Bench {
         want_ext.assign(ext.data(), ext.data() + ext.size());
     }
     void run(std::function<void(Bus&)> body) {
-        bus.body = std::move(body);
+        bus.body = [this, fn = std::move(body)] { fn(bus); };
         sc_core::sc_start();
     }
     // The byte image an address refers to, in the expected memories.
@@ -201,19 +169,15 @@ TEST_F(DmaTest, ResetValuesEqualHeaderTable) {
     Bench b;
     b.run([](Bus& bus) {
         for (const HeaderReg& r : kHeaderRegs) {
-            uint32_t v = 0xDEADBEEF;
-            const auto st = bus.access(tlm::TLM_READ_COMMAND, r.off, v);
+            const Bus::Result got = bus.read(r.off);
             if (r.acc == NM_WO) {
-                EXPECT_EQ(st, tlm::TLM_COMMAND_ERROR_RESPONSE) << r.name;
+                EXPECT_EQ(got.status, tlm::TLM_COMMAND_ERROR_RESPONSE) << r.name;
             } else {
-                EXPECT_EQ(st, tlm::TLM_OK_RESPONSE) << r.name;
-                EXPECT_EQ(v, r.rst) << r.name;
+                EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE) << r.name;
+                EXPECT_EQ(got.value, r.rst) << r.name;
             }
             if (r.acc == NM_RO) {
-                v = 0;
-                EXPECT_EQ(bus.access(tlm::TLM_WRITE_COMMAND, r.off, v),
-                          tlm::TLM_COMMAND_ERROR_RESPONSE)
-                    << r.name;
+                EXPECT_EQ(bus.write(r.off, 0).status, tlm::TLM_COMMAND_ERROR_RESPONSE) << r.name;
             }
         }
     });

@@ -2,7 +2,6 @@
 // double-precision exp for every iteration count, monotonicity, saturation, latency and bus
 // stalls, the ITERATIONS bus error and the summary counters.
 #include <gtest/gtest.h>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <algorithm>
 #include <climits>
@@ -14,6 +13,7 @@
 
 #include "models/spinnaker2/exp/exp_accel.h"
 #include "nmsim/hw/spinnaker2/exp_regs.h"
+#include "tests/support/bus_master.h"
 #include "tests/support/memory_sink.h"
 #include "tests/support/systemc_fixture.h"
 
@@ -25,68 +25,14 @@ using sc_core::sc_time;
 
 constexpr uint32_t kPs300MHz = 3333;  // Frequency::from_mhz(300).period_ps()
 
-// A bus master that behaves like the core: it waits out the delay a target annotates.
-struct Master : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Master> sock;
-    std::function<void()> body;
-
-    struct Result {
-        bool ok = false;
-        uint32_t value = 0;
-        std::string why;
-        sc_time delay;  // delay returned by the target (added to the one passed in)
-    };
-
-    SC_HAS_PROCESS(Master);
-    explicit Master(sc_core::sc_module_name n) : sc_module(n), sock("sock") { SC_THREAD(run); }
-    void run() {
-        if (body) body();
-    }
-
-    // One access without consuming the returned delay.
-    Result raw(bool write, uint32_t addr, uint32_t v, sc_time delay = sc_core::SC_ZERO_TIME) {
-        tlm::tlm_generic_payload p;
-        BusErrorExt ext;
-        uint32_t data = v;
-        p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        p.set_address(addr);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-        p.set_data_length(4);
-        p.set_streaming_width(4);
-        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        p.set_extension(&ext);
-        sock->b_transport(p, delay);
-        p.clear_extension(&ext);
-        return Result{p.is_response_ok(), data, ext.why, delay};
-    }
-    Result read(uint32_t addr) {
-        Result r = raw(false, addr, 0);
-        sc_core::wait(r.delay);
-        return r;
-    }
-    Result write(uint32_t addr, uint32_t v) {
-        Result r = raw(true, addr, v);
-        sc_core::wait(r.delay);
-        return r;
-    }
-    uint32_t dbg_read(uint32_t addr) {
-        tlm::tlm_generic_payload p;
-        uint32_t data = 0xDEADBEEFu;
-        p.set_command(tlm::TLM_READ_COMMAND);
-        p.set_address(addr);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-        p.set_data_length(4);
-        EXPECT_EQ(sock->transport_dbg(p), 4u);
-        return data;
-    }
-};
+using nmsim::test::BusMaster;
 
 class ExpTest : public nmsim::test::SystemCTest {
 protected:
     void build(ExpParams params = ExpParams{}) {
         sc_core::sc_set_time_resolution(1, SC_PS);
         exp = std::make_unique<ExpAccel>("exp", params, Frequency::from_mhz(300), &sink);
-        master = std::make_unique<Master>("master");
+        master = std::make_unique<BusMaster>("master");
         master->sock.bind(exp->cfg);
     }
     void run(std::function<void()> body) {
@@ -97,7 +43,7 @@ protected:
 
     nmsim::test::MemorySink sink;
     std::unique_ptr<ExpAccel> exp;
-    std::unique_ptr<Master> master;
+    std::unique_ptr<BusMaster> master;
 };
 
 // Reference: exp(x) in s16.15 from double precision, saturated like the register (unrounded).
@@ -115,7 +61,7 @@ TEST_F(ExpTest, ResetValuesEqualHeaderTable) {
     run([&] {
         for (const RegDesc& d : table) {
             EXPECT_EQ(master->dbg_read(d.offset), d.reset) << d.name;
-            Master::Result r = master->read(d.offset);
+            BusMaster::Result r = master->read(d.offset);
             if (d.access == NM_WO) {
                 EXPECT_FALSE(r.ok) << d.name;
                 EXPECT_NE(r.why.find(std::string("read of write-only ") + d.name),
@@ -214,13 +160,13 @@ TEST_F(ExpTest, LatencyAndStallTiming) {
             ASSERT_TRUE(master->write(S2_EXP_CTRL, n).ok);
             const uint64_t lat_ps = (6 + n) * kPs300MHz;
             const uint64_t t0 = now_ps();
-            Master::Result w = master->write(S2_EXP_IN, static_cast<uint32_t>(-3 * 32768));
+            BusMaster::Result w = master->write(S2_EXP_IN, static_cast<uint32_t>(-3 * 32768));
             ASSERT_TRUE(w.ok);
             EXPECT_EQ(w.delay.value(), 0u);  // the unit was idle
             EXPECT_EQ(master->read(S2_EXP_STATUS).value, 1u);
             // Read after one PE cycle: stalls for the rest of the latency.
             sc_core::wait(sc_time(static_cast<double>(kPs300MHz), SC_PS));
-            Master::Result r = master->read(S2_EXP_OUT);
+            BusMaster::Result r = master->read(S2_EXP_OUT);
             ASSERT_TRUE(r.ok);
             EXPECT_EQ(r.delay.value(), lat_ps - kPs300MHz) << n;
             EXPECT_EQ(now_ps(), t0 + lat_ps) << n;
@@ -238,7 +184,7 @@ TEST_F(ExpTest, LatencyAndStallTiming) {
         const uint64_t t1 = now_ps();
         ASSERT_TRUE(master->write(S2_EXP_IN, 12345).ok);
         const sc_time ahead(static_cast<double>(5 * kPs300MHz), SC_PS);
-        Master::Result r = master->raw(false, S2_EXP_OUT, 0, ahead);
+        BusMaster::Result r = master->transport(tlm::TLM_READ_COMMAND, S2_EXP_OUT, 0, ahead);
         EXPECT_EQ(r.delay.value(), 22u * kPs300MHz);
         sc_core::wait(r.delay);
         EXPECT_EQ(now_ps(), t1 + 22u * kPs300MHz);
@@ -246,9 +192,9 @@ TEST_F(ExpTest, LatencyAndStallTiming) {
         // Back-to-back operands: the second write waits for the first result.
         const uint64_t t2 = now_ps();
         ASSERT_TRUE(master->write(S2_EXP_IN, 1).ok);
-        Master::Result w2 = master->write(S2_EXP_IN, 2);
+        BusMaster::Result w2 = master->write(S2_EXP_IN, 2);
         EXPECT_EQ(w2.delay.value(), 22u * kPs300MHz);
-        Master::Result r2 = master->read(S2_EXP_OUT);
+        BusMaster::Result r2 = master->read(S2_EXP_OUT);
         EXPECT_EQ(r2.delay.value(), 22u * kPs300MHz);
         EXPECT_EQ(now_ps(), t2 + 44u * kPs300MHz);
         EXPECT_EQ(static_cast<int32_t>(r2.value), ExpAccel::compute(2, 16));
@@ -281,7 +227,7 @@ TEST_F(ExpTest, BusResultsMatchDatapath) {
             const int32_t x = static_cast<int32_t>(lcg % (24u * 32768u)) - 12 * 32768;
             ASSERT_TRUE(master->write(S2_EXP_CTRL, n).ok);
             ASSERT_TRUE(master->write(S2_EXP_IN, static_cast<uint32_t>(x)).ok);
-            Master::Result r = master->read(S2_EXP_OUT);
+            BusMaster::Result r = master->read(S2_EXP_OUT);
             ASSERT_TRUE(r.ok);
             EXPECT_EQ(static_cast<int32_t>(r.value), ExpAccel::compute(x, n)) << x << " " << n;
         }
@@ -293,7 +239,7 @@ TEST_F(ExpTest, InvalidIterationsIsBusError) {
     run([&] {
         ASSERT_TRUE(master->write(S2_EXP_CTRL, 9).ok);
         for (uint32_t bad : {0u, 17u, 31u}) {
-            Master::Result r = master->write(S2_EXP_CTRL, bad);
+            BusMaster::Result r = master->write(S2_EXP_CTRL, bad);
             EXPECT_FALSE(r.ok) << bad;
             EXPECT_NE(r.why.find("ITERATIONS=" + std::to_string(bad)), std::string::npos) << r.why;
             EXPECT_NE(r.why.find("CTRL"), std::string::npos) << r.why;
@@ -303,11 +249,11 @@ TEST_F(ExpTest, InvalidIterationsIsBusError) {
         ASSERT_TRUE(master->write(S2_EXP_CTRL, 0xFFFFFF00u | 5u).ok);
         EXPECT_EQ(master->read(S2_EXP_CTRL).value, 5u);
         // Access rights from the table.
-        Master::Result w = master->write(S2_EXP_OUT, 1);
+        BusMaster::Result w = master->write(S2_EXP_OUT, 1);
         EXPECT_FALSE(w.ok);
         EXPECT_NE(w.why.find("write to read-only OUT"), std::string::npos) << w.why;
         EXPECT_FALSE(master->write(S2_EXP_STATUS, 0).ok);
-        Master::Result r = master->read(S2_EXP_IN);
+        BusMaster::Result r = master->read(S2_EXP_IN);
         EXPECT_FALSE(r.ok);
         EXPECT_NE(r.why.find("read of write-only IN"), std::string::npos) << r.why;
     });

@@ -2,7 +2,6 @@
 // (value, time, words left by the core), host messages with the interrupt line set and cleared
 // by ACK, overwrite of a pending message and counters.
 #include <gtest/gtest.h>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <functional>
 #include <memory>
@@ -11,6 +10,7 @@
 #include "models/spinnaker2/mailbox/mailbox.h"
 #include "nmsim/hw/spinnaker2/mailbox_regs.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
+#include "tests/support/bus_master.h"
 #include "tests/support/memory_sink.h"
 #include "tests/support/systemc_fixture.h"
 
@@ -21,42 +21,7 @@ using sc_core::SC_NS;
 using sc_core::SC_PS;
 using sc_core::sc_time;
 
-struct Master : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Master> sock;
-    std::function<void()> body;
-
-    struct Result {
-        bool ok = false;
-        uint32_t value = 0;
-        std::string why;
-        sc_time delay;
-    };
-
-    SC_HAS_PROCESS(Master);
-    explicit Master(sc_core::sc_module_name n) : sc_module(n), sock("sock") { SC_THREAD(run); }
-    void run() {
-        if (body) body();
-    }
-    Result access(bool write, uint32_t addr, uint32_t v, sc_time delay = sc_core::SC_ZERO_TIME) {
-        tlm::tlm_generic_payload p;
-        BusErrorExt ext;
-        uint32_t data = v;
-        p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        p.set_address(addr);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-        p.set_data_length(4);
-        p.set_streaming_width(4);
-        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        p.set_extension(&ext);
-        sock->b_transport(p, delay);
-        p.clear_extension(&ext);
-        Result r{p.is_response_ok(), data, ext.why, delay};
-        sc_core::wait(delay);
-        return r;
-    }
-    Result read(uint32_t addr) { return access(false, addr, 0); }
-    Result write(uint32_t addr, uint32_t v) { return access(true, addr, v); }
-};
+using nmsim::test::BusMaster;
 
 // Records level changes of interrupt lines with their times.
 struct IrqProbe : nmsim::IrqSink {
@@ -77,7 +42,7 @@ protected:
         sc_core::sc_set_time_resolution(1, SC_PS);
         mbox = std::make_unique<Mailbox>("mbox", &sink);
         mbox->irq.bind(probe, S2_IRQ_MAILBOX);
-        master = std::make_unique<Master>("master");
+        master = std::make_unique<BusMaster>("master");
         master->sock.bind(mbox->cfg);
     }
     void run(std::function<void()> body) {
@@ -89,7 +54,7 @@ protected:
     nmsim::test::MemorySink sink;
     IrqProbe probe;
     std::unique_ptr<Mailbox> mbox;
-    std::unique_ptr<Master> master;
+    std::unique_ptr<BusMaster> master;
 };
 
 TEST_F(MailboxTest, ResetValuesAndAccessRights) {
@@ -97,7 +62,7 @@ TEST_F(MailboxTest, ResetValuesAndAccessRights) {
     const RegDesc table[] = {S2_MAILBOX_REGS(NMSIM_REG_DESC)};
     run([&] {
         for (const RegDesc& d : table) {
-            Master::Result r = master->read(d.offset);
+            BusMaster::Result r = master->read(d.offset);
             if (d.access == NM_WO) {
                 EXPECT_FALSE(r.ok) << d.name;
                 EXPECT_NE(r.why.find(std::string("read of write-only ") + d.name),
@@ -108,7 +73,7 @@ TEST_F(MailboxTest, ResetValuesAndAccessRights) {
                 EXPECT_EQ(r.value, d.reset) << d.name;
             }
             if (d.access == NM_RO) {
-                Master::Result w = master->write(d.offset, 1);
+                BusMaster::Result w = master->write(d.offset, 1);
                 EXPECT_FALSE(w.ok) << d.name;
                 EXPECT_NE(w.why.find(std::string("write to read-only ") + d.name),
                           std::string::npos)
@@ -141,7 +106,7 @@ TEST_F(MailboxTest, DoorbellCallbackSeesWordsAtWriteTime) {
         ASSERT_TRUE(master->write(S2_MAILBOX_DOORBELL, 7).ok);
         // With an annotated delay the ring happens at the access time (the mailbox syncs).
         sc_core::wait(10, SC_NS);
-        Master::Result r = master->access(true, S2_MAILBOX_DOORBELL, 0, sc_time(5, SC_NS));
+        BusMaster::Result r = master->write(S2_MAILBOX_DOORBELL, 0, sc_time(5, SC_NS));
         EXPECT_TRUE(r.ok);
         EXPECT_EQ(r.delay, sc_core::SC_ZERO_TIME);
     });

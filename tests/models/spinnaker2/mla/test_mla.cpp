@@ -18,12 +18,10 @@
 #include "models/spinnaker2/mla/mla.h"
 #include "nmsim/hw/spinnaker2/mla_regs.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
+#include "tests/support/bus_master.h"
 #include "tests/support/memory_sink.h"
 #include "tests/support/systemc_fixture.h"
 #include "tools/reference/int_ops.h"
-
-// libsystemc.so refers to sc_main; tests/support/test_main.cpp provides main() but no sc_main.
-extern "C" __attribute__((weak)) int sc_main(int, char**) { return 0; }
 
 namespace nmsim::spinnaker2 {
 namespace {
@@ -40,46 +38,11 @@ constexpr uint32_t kError = 1u << S2_MLA_STATUS_ERROR_SHIFT;
 
 uint32_t errcode(uint32_t status) { return NM_FIELD_GET(status, S2_MLA_STATUS_ERRCODE); }
 
-// A bus master standing in for the core: register accesses through b_transport.
-struct Master : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Master> sock;
-    tlm_utils::simple_initiator_socket<Master> mem;  // binds the SRAM's target socket (unused)
-    std::function<void()> body;
+// A bus master standing in for the core: register accesses on `sock` (the MLA's cfg port).
+struct Master : test::BusMaster {
+    tlm_utils::simple_initiator_socket<Master> mem{"mem"};  // binds the SRAM's target (unused)
 
-    SC_HAS_PROCESS(Master);
-    explicit Master(sc_core::sc_module_name n) : sc_module(n), sock("sock"), mem("mem") {
-        SC_THREAD(run);
-    }
-    void run() {
-        if (body) body();
-    }
-
-    tlm::tlm_response_status access(bool write, uint32_t off, uint32_t& v,
-                                    std::string* why = nullptr) {
-        tlm::tlm_generic_payload p;
-        BusErrorExt ext;
-        sc_time delay = sc_core::SC_ZERO_TIME;
-        p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        p.set_address(off);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        p.set_data_length(4);
-        p.set_streaming_width(4);
-        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        p.set_extension(&ext);
-        sock->b_transport(p, delay);
-        p.clear_extension(&ext);
-        if (why) *why = ext.why;
-        if (delay != sc_core::SC_ZERO_TIME) sc_core::wait(delay);
-        return p.get_response_status();
-    }
-    uint32_t rd(uint32_t off) {
-        uint32_t v = 0;
-        EXPECT_EQ(access(false, off, v), tlm::TLM_OK_RESPONSE) << "read of offset " << off;
-        return v;
-    }
-    void wr(uint32_t off, uint32_t v) {
-        EXPECT_EQ(access(true, off, v), tlm::TLM_OK_RESPONSE) << "write of offset " << off;
-    }
+    using BusMaster::BusMaster;
     // Polls STATUS until BUSY clears; returns the final STATUS.
     uint32_t wait_idle(sc_time poll = sc_time(100, SC_NS)) {
         uint32_t s = rd(S2_MLA_STATUS);
@@ -315,13 +278,12 @@ TEST_F(MlaTest, ResetValuesEqualHeaderTable) {
 #undef MLA_ROW
     run([&] {
         for (const Row& r : rows) {
-            uint32_t v = 0xDEADBEEFu;
-            const auto st = master->access(false, r.off, v);
+            const Master::Result got = master->read(r.off);
             if (r.acc == NM_WO) {
-                EXPECT_EQ(st, tlm::TLM_COMMAND_ERROR_RESPONSE) << r.name;
+                EXPECT_EQ(got.status, tlm::TLM_COMMAND_ERROR_RESPONSE) << r.name;
             } else {
-                EXPECT_EQ(st, tlm::TLM_OK_RESPONSE) << r.name;
-                EXPECT_EQ(v, r.rst) << r.name;
+                EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE) << r.name;
+                EXPECT_EQ(got.value, r.rst) << r.name;
             }
         }
     });
@@ -566,7 +528,8 @@ TEST_F(MlaTest, BiasAccumulateAndConvTiming) {
     EXPECT_EQ(rows[1].n, 8u);
     EXPECT_EQ(rows[1].macs, 25u * 27u * 8u);
     EXPECT_EQ(rows[0].flags,
-              static_cast<uint16_t>(((1u << S2_MLA_CTRL_BIAS_EN_SHIFT) | (1u << S2_MLA_CTRL_ACCUMULATE_SHIFT) |
+              static_cast<uint16_t>(((1u << S2_MLA_CTRL_BIAS_EN_SHIFT) |
+                                     (1u << S2_MLA_CTRL_ACCUMULATE_SHIFT) |
                                      (S2_MLA_OUT_INT32 << S2_MLA_CTRL_OUT_PREC_SHIFT)) >>
                                     4));
 }
@@ -769,14 +732,12 @@ TEST_F(MlaTest, StartWhileBusyKeepsTheRunningOperation) {
 TEST_F(MlaTest, ReadOnlyAndWriteOnlyRegistersAreBusErrors) {
     build();
     run([&] {
-        uint32_t v = 0x7;
-        std::string why;
-        EXPECT_EQ(master->access(true, S2_MLA_STATUS, v, &why), tlm::TLM_COMMAND_ERROR_RESPONSE);
-        EXPECT_NE(why.find("STATUS"), std::string::npos) << why;
-        v = 5;
-        EXPECT_EQ(master->access(true, S2_MLA_CYCLES, v), tlm::TLM_COMMAND_ERROR_RESPONSE);
-        EXPECT_EQ(master->access(false, S2_MLA_ACK, v), tlm::TLM_COMMAND_ERROR_RESPONSE);
-        EXPECT_EQ(master->access(false, 0x0FCu, v), tlm::TLM_COMMAND_ERROR_RESPONSE);
+        const Master::Result w = master->write(S2_MLA_STATUS, 0x7);
+        EXPECT_EQ(w.status, tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_NE(w.why.find("STATUS"), std::string::npos) << w.why;
+        EXPECT_EQ(master->write(S2_MLA_CYCLES, 5).status, tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_EQ(master->read(S2_MLA_ACK).status, tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_EQ(master->read(0x0FCu).status, tlm::TLM_COMMAND_ERROR_RESPONSE);
         EXPECT_EQ(master->rd(S2_MLA_STATUS), 0u) << "the rejected write changed nothing";
     });
 }

@@ -2,7 +2,6 @@
 // independent re-implementation and against hand-computed values, seeding and seed sensitivity,
 // read latency and counters.
 #include <gtest/gtest.h>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <bitset>
 #include <functional>
@@ -11,6 +10,7 @@
 
 #include "models/spinnaker2/prng/prng.h"
 #include "nmsim/hw/spinnaker2/prng_regs.h"
+#include "tests/support/bus_master.h"
 #include "tests/support/memory_sink.h"
 #include "tests/support/systemc_fixture.h"
 
@@ -18,62 +18,15 @@ namespace nmsim::spinnaker2 {
 namespace {
 
 using sc_core::SC_PS;
-using sc_core::sc_time;
 
-// A bus master that behaves like the core: it waits out the delay a target annotates.
-struct Master : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Master> sock;
-    std::function<void()> body;
-
-    struct Result {
-        bool ok = false;
-        uint32_t value = 0;
-        std::string why;
-        sc_time delay;
-    };
-
-    SC_HAS_PROCESS(Master);
-    explicit Master(sc_core::sc_module_name n) : sc_module(n), sock("sock") { SC_THREAD(run); }
-    void run() {
-        if (body) body();
-    }
-    Result access(bool write, uint32_t addr, uint32_t v) {
-        tlm::tlm_generic_payload p;
-        BusErrorExt ext;
-        uint32_t data = v;
-        sc_time delay = sc_core::SC_ZERO_TIME;
-        p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        p.set_address(addr);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-        p.set_data_length(4);
-        p.set_streaming_width(4);
-        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        p.set_extension(&ext);
-        sock->b_transport(p, delay);
-        p.clear_extension(&ext);
-        sc_core::wait(delay);
-        return Result{p.is_response_ok(), data, ext.why, delay};
-    }
-    Result read(uint32_t addr) { return access(false, addr, 0); }
-    Result write(uint32_t addr, uint32_t v) { return access(true, addr, v); }
-    uint32_t dbg_read(uint32_t addr) {
-        tlm::tlm_generic_payload p;
-        uint32_t data = 0xDEADBEEFu;
-        p.set_command(tlm::TLM_READ_COMMAND);
-        p.set_address(addr);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-        p.set_data_length(4);
-        EXPECT_EQ(sock->transport_dbg(p), 4u);
-        return data;
-    }
-};
+using nmsim::test::BusMaster;
 
 class PrngTest : public nmsim::test::SystemCTest {
 protected:
     void build(uint64_t seed, PrngParams params = PrngParams{}) {
         sc_core::sc_set_time_resolution(1, SC_PS);
         prng = std::make_unique<Prng>("prng", params, seed, &sink);
-        master = std::make_unique<Master>("master");
+        master = std::make_unique<BusMaster>("master");
         master->sock.bind(prng->cfg);
     }
     void run(std::function<void()> body) {
@@ -89,7 +42,7 @@ protected:
 
     nmsim::test::MemorySink sink;
     std::unique_ptr<Prng> prng;
-    std::unique_ptr<Master> master;
+    std::unique_ptr<BusMaster> master;
 };
 
 // Independent reference, written from Marsaglia's description with the 64-bit MWC product
@@ -133,14 +86,14 @@ TEST_F(PrngTest, ResetValuesAndAccessRights) {
         for (const RegDesc& d : table) {
             EXPECT_EQ(master->dbg_read(d.offset), d.reset) << d.name;
             if (d.access == NM_WO) {
-                Master::Result r = master->read(d.offset);
+                BusMaster::Result r = master->read(d.offset);
                 EXPECT_FALSE(r.ok) << d.name;
                 EXPECT_NE(r.why.find(std::string("read of write-only ") + d.name),
                           std::string::npos)
                     << r.why;
             }
         }
-        Master::Result w = master->write(S2_PRNG_OUT, 5);
+        BusMaster::Result w = master->write(S2_PRNG_OUT, 5);
         EXPECT_FALSE(w.ok);
         EXPECT_NE(w.why.find("write to read-only OUT"), std::string::npos) << w.why;
         // A debug read of OUT shows the last output without advancing the generator.

@@ -2,7 +2,6 @@
 // BGLOAD, INTCLR, MIS masking and irq levels, plus a randomised differential test against a
 // reference that steps every PE clock cycle (the model itself never steps ticks).
 #include <gtest/gtest.h>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -15,12 +14,9 @@
 #include "models/common/sim_error.h"
 #include "models/spinnaker2/timer/timer.h"
 #include "nmsim/hw/spinnaker2/timer_regs.h"
+#include "tests/support/bus_master.h"
 #include "tests/support/memory_sink.h"
 #include "tests/support/systemc_fixture.h"
-
-// libsystemc.so is linked with BIND_NOW and refers to sc_main, which tests/support/test_main.cpp
-// does not define: a weak definition lets the test load (a strong one there would take over).
-extern "C" __attribute__((weak)) int sc_main(int, char**) { return 1; }
 
 namespace nmsim::spinnaker2 {
 namespace {
@@ -37,43 +33,7 @@ constexpr uint32_t prescale(uint32_t p) { return p << S2_TIMER_CTRL_PRESCALE_SHI
 
 uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 
-// Test initiator: runs `body` in an SC_THREAD and gives it register access at the current time.
-struct Bus : sc_core::sc_module {
-    tlm_utils::simple_initiator_socket<Bus> sock{"sock"};
-    std::function<void(Bus&)> body;
-
-    SC_HAS_PROCESS(Bus);
-    explicit Bus(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-    void run() {
-        if (body) body(*this);
-        // running timers schedule events forever: the body's end ends the simulation
-        if (!nmsim::sim_error().set) sc_core::sc_stop();  // a sim error has stopped it already
-    }
-    tlm::tlm_response_status access(tlm::tlm_command cmd, uint32_t off, uint32_t& v) {
-        tlm::tlm_generic_payload p;
-        p.set_command(cmd);
-        p.set_address(off);
-        p.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        p.set_data_length(4);
-        p.set_streaming_width(4);
-        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        sc_time d = sc_core::SC_ZERO_TIME;
-        sock->b_transport(p, d);
-        return p.get_response_status();
-    }
-    uint32_t rd(uint32_t off) {
-        uint32_t v = 0;
-        EXPECT_EQ(access(tlm::TLM_READ_COMMAND, off, v), tlm::TLM_OK_RESPONSE) << "read " << off;
-        return v;
-    }
-    void wr(uint32_t off, uint32_t v) {
-        EXPECT_EQ(access(tlm::TLM_WRITE_COMMAND, off, v), tlm::TLM_OK_RESPONSE) << "write " << off;
-    }
-    void at(uint64_t t_ps) {  // waits until absolute time t_ps
-        ASSERT_GE(t_ps, now_ps());
-        if (t_ps > now_ps()) wait(sc_time::from_value(t_ps - now_ps()));
-    }
-};
+using Bus = nmsim::test::BusMaster;
 
 struct IrqRecorder : nmsim::IrqSink {
     std::vector<std::pair<uint64_t, bool>> edges;
@@ -111,7 +71,11 @@ struct Bench {
         timer.irq.bind(rec, 0);
     }
     void run(std::function<void(Bus&)> body) {
-        bus.body = std::move(body);
+        bus.body = [this, fn = std::move(body)] {
+            fn(bus);
+            // running timers schedule events forever: the body's end ends the simulation
+            if (!nmsim::sim_error().set) sc_core::sc_stop();  // a sim error has stopped it already
+        };
         sc_core::sc_start();
     }
 };
@@ -138,19 +102,16 @@ TEST_F(TimerTest, ResetValuesEqualHeaderTable) {
     Bench b;
     b.run([](Bus& bus) {
         for (const HeaderReg& r : kHeaderRegs) {
-            uint32_t v = 0xDEADBEEF;
-            const auto st = bus.access(tlm::TLM_READ_COMMAND, r.off, v);
+            const Bus::Result got = bus.read(r.off);
             if (r.acc == NM_WO) {
-                EXPECT_EQ(st, tlm::TLM_COMMAND_ERROR_RESPONSE) << r.name;
+                EXPECT_EQ(got.status, tlm::TLM_COMMAND_ERROR_RESPONSE) << r.name;
             } else {
-                EXPECT_EQ(st, tlm::TLM_OK_RESPONSE) << r.name;
-                EXPECT_EQ(v, r.rst) << r.name;
+                EXPECT_EQ(got.status, tlm::TLM_OK_RESPONSE) << r.name;
+                EXPECT_EQ(got.value, r.rst) << r.name;
             }
         }
         // VALUE is read-only, and the disabled timer holds its reset value over time
-        uint32_t v = 5;
-        EXPECT_EQ(bus.access(tlm::TLM_WRITE_COMMAND, S2_TIMER_VALUE, v),
-                  tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_EQ(bus.write(S2_TIMER_VALUE, 5).status, tlm::TLM_COMMAND_ERROR_RESPONSE);
         wait(sc_time(1, sc_core::SC_MS));
         EXPECT_EQ(bus.rd(S2_TIMER_VALUE), 0xFFFFFFFFu);
     });
@@ -200,6 +161,7 @@ TEST_F(TimerTest, PeriodicValueAndExpiryTimes) {
         }
     });
     // every expiry up to now was counted, including those no access looked at
+    ASSERT_FALSE(rises.empty()) << "the bench body stopped before the first expiry";
     const uint64_t last = rises.back();
     EXPECT_EQ(b.timer.expiries(), 1 + (last - t0 - load * p) / ((load + 1) * p));
     for (uint64_t te : rises) EXPECT_EQ((te - t0 - load * p) % ((load + 1) * p), 0u);
@@ -374,11 +336,8 @@ TEST_F(TimerTest, IntclrMisMaskingAndIrqLevels) {
         EXPECT_FALSE(b.timer.irq.level());
         EXPECT_EQ(bus.rd(S2_TIMER_RIS), 0u);
         EXPECT_EQ(bus.rd(S2_TIMER_MIS), 0u);
-        uint32_t v = 0;
-        EXPECT_EQ(bus.access(tlm::TLM_READ_COMMAND, S2_TIMER_INTCLR, v),
-                  tlm::TLM_COMMAND_ERROR_RESPONSE);
-        EXPECT_EQ(bus.access(tlm::TLM_WRITE_COMMAND, S2_TIMER_RIS, v),
-                  tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_EQ(bus.read(S2_TIMER_INTCLR).status, tlm::TLM_COMMAND_ERROR_RESPONSE);
+        EXPECT_EQ(bus.write(S2_TIMER_RIS, 0).status, tlm::TLM_COMMAND_ERROR_RESPONSE);
         bus.at(21 * kClkPs);  // next expiry: 10 + 11 ticks
         EXPECT_TRUE(b.timer.irq.level());
         // undefined CTRL bits read back as zero
