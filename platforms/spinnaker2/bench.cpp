@@ -41,7 +41,7 @@ int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
     int rc = 0;
     const uint32_t iters = quick ? 2000000u : 20000000u;
     for (uint32_t variant : {0u, 1u}) {
-        const Timed t = timed_run(loop, {}, {iters, variant});
+        const Timed t = timed_run(loop, {"sim.max_time=100s"}, {iters, variant});
         if (t.r.error || t.r.exit_code != 0) {
             err << "nmsim bench: bench_loop failed: " << t.r.message << "\n";
             rc = 1;
@@ -55,7 +55,7 @@ int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
     // int8 matmul 64x256 by 256x64 (1,048,576 MACs per operation) repeated; operands in SRAM
     // above the firmware image; the core sleeps in WFI until each completion interrupt.
     const uint32_t m = 64, k = 256, n = 64, reps = quick ? 200u : 2000u;
-    const Timed t = timed_run(mla, {}, {0x8000u, 0xC000u, 0x10000u, m, k, n, reps, 2u});
+    const Timed t = timed_run(mla, {"sim.max_time=100s"}, {0x8000u, 0xC000u, 0x10000u, m, k, n, reps, 2u});
     if (t.r.error || t.r.exit_code != 0) {
         err << "nmsim bench: mla_bench failed: " << t.r.message << "\n";
         return 1;

@@ -524,6 +524,15 @@ TEST_F(Cli, SameSeedGivesIdenticalTracesAndAnotherSeedOtherData) {
 
 // --- other commands ------------------------------------------------------------------------
 
+// The bench command runs its firmware and prints its figures (speed is measured, not asserted).
+TEST_F(Cli, BenchQuickPrintsFigures) {
+    const Proc p = nmsim({"bench", "--quick"});
+    ASSERT_EQ(p.rc, 0) << show(p);
+    EXPECT_TRUE(contains(p.out, "compute loop, loads+stores")) << show(p);
+    EXPECT_TRUE(contains(p.out, "M instructions/s")) << show(p);
+    EXPECT_TRUE(contains(p.out, "G simulated MACs/s")) << show(p);
+}
+
 TEST_F(Cli, VersionFlag) {
     const Proc p = nmsim({"--version"});
     EXPECT_EQ(p.rc, 0) << show(p);
