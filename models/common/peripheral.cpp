@@ -2,13 +2,11 @@
 
 #include <cstring>
 
-#include "nmsim/hw/spinnaker2/pe_map.h"
-
 namespace nmsim {
 
 Peripheral::Peripheral(sc_core::sc_module_name name, const RegDesc* regs, size_t count,
-                       trace::Sink* sink)
-    : sc_module(name), cfg("cfg"), m_regs(regs, count, S2_PERIPH_WINDOW), m_sink(sink) {
+                       trace::Sink* sink, size_t window_bytes)
+    : sc_module(name), cfg("cfg"), m_regs(regs, count, window_bytes), m_sink(sink) {
     cfg.register_b_transport(this, &Peripheral::b_transport);
     cfg.register_transport_dbg(this, &Peripheral::transport_dbg);
     if (m_sink) m_component = m_sink->component(this->name());

@@ -28,8 +28,9 @@ class Peripheral : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<Peripheral> cfg;
 
+    // `window_bytes`: the address window the bank decodes (register offsets must fall inside).
     Peripheral(sc_core::sc_module_name name, const RegDesc* regs, size_t count,
-               trace::Sink* sink = nullptr);
+               trace::Sink* sink = nullptr, size_t window_bytes = 0x100);
 
     RegisterBank& regs() { return m_regs; }
     trace::Sink* sink() const { return m_sink; }

@@ -8,6 +8,7 @@
 #include "models/common/sim_kernel.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 #include "platforms/spinnaker2/pe_platform.h"
+#include "platforms/spinnaker2/run.h"
 
 namespace nmsim::spinnaker2 {
 
@@ -16,17 +17,23 @@ ElfRunResult run_elf(const std::string& elf_path, const std::vector<std::string>
     ElfRunResult r;
     fresh_sim_kernel();
     PePlatformParams p;
-    auto flat = flatten(p);
-    for (const auto& s : param_sets) {
-        const auto eq = s.find('=');
-        const std::string key = s.substr(0, eq);
-        auto it = std::find_if(flat.begin(), flat.end(), [&](const FlatParam& f) { return f.path == key; });
-        std::string err;
-        if (eq == std::string::npos || it == flat.end() || !it->set(s.substr(eq + 1), err)) {
-            r.error = true;
-            r.message = "bad parameter override \"" + s + "\"" + (err.empty() ? "" : ": " + err);
-            return r;
+    try {
+        scenario::Scenario s;
+        s.platform_kind = "spinnaker2_pe";
+        for (const auto& kv : param_sets) {
+            const auto eq = kv.find('=');
+            if (eq == std::string::npos) throw std::runtime_error("bad parameter override \"" + kv + "\": expected key=value");
+            s.params.push_back(scenario::ParamOverride{kv.substr(0, eq), kv.substr(eq + 1), {"--set", 0, 0}});
         }
+        p = resolve_params(s, nullptr);
+    } catch (const scenario::ScenarioError& e) {
+        r.error = true;
+        r.message = e.what();
+        return r;
+    } catch (const std::exception& e) {
+        r.error = true;
+        r.message = e.what();
+        return r;
     }
     try {
         const arm::ElfImage image = arm::ElfImage::load(elf_path);

@@ -189,6 +189,10 @@ int cmd_exec(const std::string& elf, const std::vector<std::string>& sets, const
         words.push_back(static_cast<uint32_t>(v));
     }
     const auto r = spinnaker2::run_elf(elf, sets, words);
+    if (r.error && r.instructions == 0 && r.console.empty()) {  // nothing ran: bad input
+        std::cerr << "nmsim: error: " << r.message << "\n";
+        return 2;
+    }
     std::cout << r.console;
     if (!r.console.empty() && r.console.back() != '\n') std::cout << "\n";
     std::cout << "exec: " << elf << ": " << (r.exited ? "exit " + std::to_string(r.exit_code) : "did not exit") << ", "
