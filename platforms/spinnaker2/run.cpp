@@ -533,6 +533,24 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
     for (size_t i = 0; i < s.checks.size(); ++i) checks.push_back(prepare_check(s.checks[i], i, s, p));
 
     RunResult r;
+    if (o.elaborate_only) {
+        out << "elaborated " << s.name << ": platform " << s.platform_kind << ", " << p.pe_count << " PE"
+            << (p.pe_count > 1 ? "s" : "") << " at " << format_frequency(p.pe.clock()) << ", " << s.cores.size()
+            << " firmware image" << (s.cores.size() == 1 ? "" : "s") << ", " << checks.size() << " check"
+            << (checks.size() == 1 ? "" : "s") << "\n";
+        for (const auto& c : s.cores)
+            out << "  pe" << c.pe << " firmware " << c.firmware_path << " (image ends "
+                << hex32(images[c.pe]->end_of_image()) << ", " << c.args.size() << " argument words)\n";
+        for (const auto& name : s.buffer_order) {
+            const Placed& pl = L.buffers.at(name);
+            out << "  buffer " << name << " " << scenario::dtype_name(pl.buf->dtype) << "[" << pl.buf->elements()
+                << "] at " << hex32(pl.addr) << " (" << pl.buf->bytes() << " B, "
+                << (pl.buf->at.kind == scenario::Placement::Kind::sram ? "pe" + std::to_string(pl.buf->at.pe) + ".sram" : std::string("ext"))
+                << ")\n";
+        }
+        r.ok = true;
+        return r;
+    }
     r.trace_path = !o.trace_path.empty() ? o.trace_path : !s.trace.file.empty() ? s.trace.file : s.name + ".h5";
     fresh_sim_kernel();
     trace::RunInfo info;

@@ -25,6 +25,7 @@ struct RunOptions {
     std::string trace_path;  // overrides the scenario's trace.file when not empty
     std::string argv;        // command line, recorded in the trace
     bool quiet = false;      // no report and no console echo on stdout (errors still go to `err`)
+    bool elaborate_only = false;  // validate and lay out everything, print the layout, simulate nothing
 };
 
 struct RunResult {

@@ -524,6 +524,20 @@ TEST_F(Cli, SameSeedGivesIdenticalTracesAndAnotherSeedOtherData) {
 
 // --- other commands ------------------------------------------------------------------------
 
+// --elaborate-only checks everything and prints the layout without simulating or tracing.
+TEST_F(Cli, ElaborateOnlyPrintsTheLayoutAndSimulatesNothing) {
+    const Proc p = nmsim({"run", kDefault, "--elaborate-only"});
+    ASSERT_EQ(p.rc, 0) << show(p);
+    EXPECT_TRUE(contains(p.out, "elaborated s2_pe_matmul")) << show(p);
+    EXPECT_TRUE(contains(p.out, "buffer w int8[50176] at 0x")) << show(p);
+    EXPECT_FALSE(contains(p.out, "simulated time")) << show(p);
+    EXPECT_FALSE(fs::exists(m_dir / "s2_pe_matmul.h5"));
+    // problems are still found: a buffer that does not fit
+    const Proc big = nmsim({"run", kDefault, "--elaborate-only", "--set", "workload.buffers.w.shape=[784, 256]"});
+    EXPECT_EQ(big.rc, 2) << show(big);
+    EXPECT_TRUE(contains(big.err, "does not fit pe0 SRAM")) << show(big);
+}
+
 // The bench command runs its firmware and prints its figures (speed is measured, not asserted).
 TEST_F(Cli, BenchQuickPrintsFigures) {
     const Proc p = nmsim({"bench", "--quick"});

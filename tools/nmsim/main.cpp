@@ -1,5 +1,5 @@
 // nmsim: the command-line front end.
-//   nmsim run SCENARIO [--set key.path=value]... [-o trace.h5] [--quiet]
+//   nmsim run SCENARIO [--set key.path=value]... [-o trace.h5] [--quiet] [--elaborate-only]
 //   nmsim params spinnaker2 [--scenario FILE] [--set ...] [--regs KIND|all] [--traces] [--check] [--csv]
 //   nmsim exec FIRMWARE.elf [--set key=value]... [--arg WORD]...
 //   nmsim bench [--quick]
@@ -52,7 +52,7 @@ int report_scenario_error(const scenario::ScenarioError& e) {
 }
 
 int cmd_run(const std::string& path, const std::vector<std::string>& sets, const std::string& out,
-            bool quiet, const std::string& argv) {
+            bool quiet, bool elaborate_only, const std::string& argv) {
     try {
         scenario::LoadOptions lo;
         lo.sets = sets;
@@ -62,6 +62,7 @@ int cmd_run(const std::string& path, const std::vector<std::string>& sets, const
         o.trace_path = out;
         o.argv = argv;
         o.quiet = quiet;
+        o.elaborate_only = elaborate_only;
         const auto r = spinnaker2::run_scenario(s, o, std::cout, std::cerr);
         return r.ok ? 0 : 1;
     } catch (const scenario::ScenarioError& e) {
@@ -212,11 +213,13 @@ int main(int argc, char** argv) {
     auto* run = app.add_subcommand("run", "run a scenario: simulate, check the results, write the trace");
     std::string scenario_path, out;
     std::vector<std::string> sets;
-    bool quiet = false;
+    bool quiet = false, elaborate_only = false;
     run->add_option("scenario", scenario_path, "scenario YAML file")->required();
     run->add_option("--set", sets, "override: platform parameter (pe.mla.acc_bits=24) or scenario key (seed=3)");
     run->add_option("-o,--output", out, "trace file (default: the scenario's trace.file or <name>.h5)");
     run->add_flag("-q,--quiet", quiet, "no report and no console echo (errors are still printed)");
+    run->add_flag("--elaborate-only", elaborate_only,
+                  "check the scenario, parameters, firmware and buffer layout, print the layout, do not simulate");
 
     auto* params = app.add_subcommand("params", "print the parameters of a platform (name, value, unit, source, doc)");
     std::string platform, pscenario, regs;
@@ -247,7 +250,7 @@ int main(int argc, char** argv) {
         const int rc = app.exit(e);
         return rc == 0 ? 0 : 2;
     }
-    if (*run) return cmd_run(scenario_path, sets, out, quiet, join_argv(argc, argv));
+    if (*run) return cmd_run(scenario_path, sets, out, quiet, elaborate_only, join_argv(argc, argv));
     if (*params) return cmd_params(platform, pscenario, psets, regs, traces, check, as_csv);
     if (*exec) return cmd_exec(elf, esets, eargs);
     if (*bench) return nmsim::spinnaker2::run_bench(firmware_dirs(), quick, std::cout, std::cerr);
