@@ -129,22 +129,10 @@ CortexM4F::CortexM4F(sc_core::sc_module_name name, const CoreParams& p, Frequenc
     m_quantum_ticks = std::max<uint64_t>(
         1, static_cast<uint64_t>(static_cast<double>(p.quantum.ps) * clock.hz / 1e12));
 
-    check(uc_open(UC_ARCH_ARM, UC_MODE_THUMB, &m_uc), "open");
-    // The CPU model must be set before the first mapping (reference/iss-notes.md).
-    check(uc_ctl_set_cpu_model(m_uc, UC_CPU_ARM_CORTEX_M4), "set cpu model");
-    if (sram.size() % 4096 != 0) throw std::invalid_argument(std::string(this->name()) + ": SRAM size must be a multiple of 4 KiB");
-    check(uc_mem_map_ptr(m_uc, 0, sram.size(), UC_PROT_ALL, sram.data()), "map SRAM");
-    for (uint32_t base : {Scs::kScsBase, Scs::kDwtBase}) {
-        m_windows.push_back(std::make_unique<Window>(Window{base, 0x1000, this}));
-        check(uc_mmio_map(m_uc, base, 0x1000, UcHooks::scs_read, m_windows.back().get(),
-                          UcHooks::scs_write, m_windows.back().get()),
-              "map system control space");
-    }
-    uc_hook h;
-    check(uc_hook_add(m_uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks::block), this, 1, 0), "block hook");
-    check(uc_hook_add(m_uc, &h, UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks::intr), this, 1, 0), "intr hook");
-    check(uc_hook_add(m_uc, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(UcHooks::invalid), this, 1, 0),
-          "invalid-access hook");
+    if (sram.size() % 4096 != 0)
+        throw std::invalid_argument(std::string(this->name()) + ": SRAM size must be a multiple of 4 KiB");
+    for (uint32_t base : {Scs::kScsBase, Scs::kDwtBase})
+        m_windows.push_back(std::make_unique<Window>(Window{base, 0x1000, this, true}));
 
     if (m_sink) {
         m_component = m_sink->component(this->name());
@@ -166,10 +154,32 @@ CortexM4F::~CortexM4F() {
 }
 
 void CortexM4F::map_bus_window(uint32_t base, uint32_t size) {
-    m_windows.push_back(std::make_unique<Window>(Window{base, size, this}));
-    check(uc_mmio_map(m_uc, base, size, UcHooks::mmio_read, m_windows.back().get(),
-                      UcHooks::mmio_write, m_windows.back().get()),
-          "map bus window");
+    m_windows.push_back(std::make_unique<Window>(Window{base, size, this, false}));
+    if (m_uc) map_window(*m_windows.back());
+}
+
+void CortexM4F::map_window(Window& w) {
+    if (w.scs)
+        check(uc_mmio_map(m_uc, w.base, w.size, UcHooks::scs_read, &w, UcHooks::scs_write, &w),
+              "map system control space");
+    else
+        check(uc_mmio_map(m_uc, w.base, w.size, UcHooks::mmio_read, &w, UcHooks::mmio_write, &w),
+              "map bus window");
+}
+
+// The ISS exists only for cores that run: an engine costs ~3 MB resident, 1 GiB virtual and a
+// few ms to create (reference/iss-notes.md), which a 152-PE chip with idle PEs must not pay.
+void CortexM4F::create_iss() {
+    check(uc_open(UC_ARCH_ARM, UC_MODE_THUMB, &m_uc), "open");
+    // The CPU model must be set before the first mapping (reference/iss-notes.md).
+    check(uc_ctl_set_cpu_model(m_uc, UC_CPU_ARM_CORTEX_M4), "set cpu model");
+    check(uc_mem_map_ptr(m_uc, 0, m_sram.size(), UC_PROT_ALL, m_sram.data()), "map SRAM");
+    for (auto& w : m_windows) map_window(*w);
+    uc_hook h;
+    check(uc_hook_add(m_uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks::block), this, 1, 0), "block hook");
+    check(uc_hook_add(m_uc, &h, UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks::intr), this, 1, 0), "intr hook");
+    check(uc_hook_add(m_uc, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(UcHooks::invalid), this, 1, 0),
+          "invalid-access hook");
 }
 
 void CortexM4F::start() {
@@ -192,7 +202,7 @@ void CortexM4F::irq_level(unsigned line, bool level) {
 
 uint32_t CortexM4F::reg(int r) const {
     uint32_t v = 0;
-    uc_reg_read(m_uc, r, &v);
+    if (m_uc) uc_reg_read(m_uc, r, &v);
     return v;
 }
 
@@ -331,6 +341,8 @@ void CortexM4F::reset_core() {
 
 void CortexM4F::run() {
     if (!m_started) wait(m_start_event);
+    if (m_halted) return;
+    create_iss();
     reset_core();
     while (!m_halted) {
         if (m_scs->systick_next() <= m_ticks) m_scs->systick_expired(m_ticks);

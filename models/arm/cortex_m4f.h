@@ -80,7 +80,8 @@ public:
               trace::Sink* sink);
     ~CortexM4F() override;
 
-    // Forwards [base, base+size) to `bus` as memory-mapped I/O (size: multiple of 4 KiB).
+    // Forwards [base, base+size) to `bus` as memory-mapped I/O (size: multiple of 4 KiB). The ISS
+    // engine itself is created only when the core starts.
     void map_bus_window(uint32_t base, uint32_t size);
     // Symbols for fault messages (the image itself is loaded into SRAM by the platform).
     void set_image(const ElfImage* image) { m_image = image; }
@@ -91,6 +92,7 @@ public:
     void halt();
     bool halted() const { return m_halted; }
     bool sleeping() const { return m_sleeping; }
+    bool iss_created() const { return m_uc != nullptr; }
 
     std::function<void(char)> semihost_putc;      // semihosting console output
     std::function<void(int code)> on_exit;        // semihosting SYS_EXIT(_EXTENDED)
@@ -156,7 +158,10 @@ private:
     struct Window {
         uint32_t base, size;
         CortexM4F* core;
+        bool scs;  // the core's own System Control Space (not forwarded to `bus`)
     };
+    void create_iss();
+    void map_window(Window& w);
     std::vector<std::unique_ptr<Window>> m_windows;
 
     sc_core::sc_event m_start_event, m_wake_event;
