@@ -2,35 +2,48 @@
 // Cores map the buffer straight into their ISS; accelerators use data() as a DMI pointer.
 #pragma once
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
-#include <vector>
+#include <cstdlib>
+#include <memory>
 
 namespace nmsim {
 
 class Memory : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<Memory> tgt;
+    // Several initiators may bind (a PE's bus and its NoC port both reach its SRAM); none is
+    // also fine for a RAM used only through data().
+    tlm_utils::multi_passthrough_target_socket<Memory, 32, tlm::tlm_base_protocol_types, 0,
+                                               sc_core::SC_ZERO_OR_MORE_BOUND>
+        tgt;
 
     // Every b_transport access is annotated with `latency` plus its length at `bytes_per_second`
     // (0: unlimited). Contention between initiators is not modelled here.
     Memory(sc_core::sc_module_name name, uint64_t size, sc_core::sc_time latency,
            double bytes_per_second = 0.0);
 
-    uint8_t* data() { return m_data.data(); }
-    const uint8_t* data() const { return m_data.data(); }
-    uint64_t size() const { return m_data.size(); }
-    bool contains(uint64_t addr, uint64_t len) const { return addr <= size() && len <= size() - addr; }
+    uint8_t* data() { return m_data.get(); }
+    const uint8_t* data() const { return m_data.get(); }
+    uint64_t size() const { return m_size; }
+    bool contains(uint64_t addr, uint64_t len) const {
+        return addr <= size() && len <= size() - addr;
+    }
 
 private:
-    void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
-    bool get_direct_mem_ptr(tlm::tlm_generic_payload& p, tlm::tlm_dmi& dmi);
-    unsigned int transport_dbg(tlm::tlm_generic_payload& p);
+    void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& p, tlm::tlm_dmi& dmi);
+    unsigned int transport_dbg(int id, tlm::tlm_generic_payload& p);
 
-    std::vector<uint8_t> m_data;
+    struct Free {
+        void operator()(uint8_t* p) const { std::free(p); }
+    };
+    // calloc: large buffers come zeroed from the OS and cost resident memory only once touched
+    // (a full chip builds 152 SRAMs, most of them idle).
+    std::unique_ptr<uint8_t[], Free> m_data;
+    uint64_t m_size;
     sc_core::sc_time m_latency;
     double m_bytes_per_second;
 };

@@ -33,7 +33,8 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
       timer1("timer1", p.timer, p.clock(), sink),
       dma("dma", p.dma, p.clock(), sram, sink),
       mailbox("mailbox", sink),
-      console("console", sink, std::string(this->name()), console_stdout) {
+      console("console", sink, std::string(this->name()), console_stdout),
+      signal("signal", sink) {
     if (p.sram_size.n % kPage != 0)
         throw std::invalid_argument("pe.sram_size must be a multiple of 4 KiB, got " +
                                     std::to_string(p.sram_size.n) + " B");
@@ -47,6 +48,8 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
     bus.map(mla.cfg, S2_MLA_BASE, S2_PERIPH_WINDOW, "mla");
     bus.map(mailbox.cfg, S2_MAILBOX_BASE, S2_PERIPH_WINDOW, "mailbox");
     bus.map(console.cfg, S2_CONSOLE_BASE, S2_PERIPH_WINDOW, "console");
+    bus.map(signal.cfg, S2_SIGNAL_BASE, S2_PERIPH_WINDOW, "signal");
+    static_assert((S2_SIGNAL_BASE & ~(kPage - 1)) == S2_DMA_BASE, "signal shares the DMA page");
     for (uint32_t page : {S2_EXP_BASE, S2_TIMER_BASE, S2_DMA_BASE, S2_MLA_BASE, S2_MAILBOX_BASE})
         core.map_bus_window(page & ~(kPage - 1), kPage);
     timer0.irq.bind(core, S2_IRQ_TIMER0);
@@ -54,6 +57,7 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
     dma.irq.bind(core, S2_IRQ_DMA);
     mla.irq.bind(core, S2_IRQ_MLA);
     mailbox.irq.bind(core, S2_IRQ_MAILBOX);
+    signal.irq.bind(core, S2_IRQ_SIGNAL);
 
     auto finish = [this](int code) {
         if (exited) return;
@@ -69,7 +73,7 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
 }
 
 std::vector<Peripheral*> Pe::peripherals() {
-    return {&mla, &exp, &prng, &timer0, &timer1, &dma, &mailbox, &console};
+    return {&mla, &exp, &prng, &timer0, &timer1, &dma, &mailbox, &console, &signal};
 }
 
 void Pe::load(const arm::ElfImage& image) {
@@ -99,6 +103,7 @@ PePlatform::PePlatform(sc_core::sc_module_name name, const PePlatformParams& p, 
         pe->bus.map(m_ext_bus.in, S2_EXT_BASE, p.ext.size.n, "ext");
         pe->dma.ext.bind(m_ext_bus.in);
         pe->core.map_bus_window(S2_EXT_BASE, static_cast<uint32_t>(p.ext.size.n));
+        pe->signal.set_index(i);  // SELF; its sends fail: this platform has no NoC
         pe->on_exit = [this] {
             if (all_exited()) sc_core::sc_stop();
         };

@@ -1,7 +1,8 @@
 // The SpiNNaker2 processing-element platform: one or more PEs (Cortex-M4F core, local SRAM, MLA,
-// EXP, PRNG, two timers, DMA, host mailbox, debug console on a PE-local bus) sharing a
-// host-visible external memory at S2_EXT_BASE (the DRAM window; the NoC/DRAM model replaces it
-// on the full chip). Wiring and address maps only: behaviour lives in the models.
+// EXP, PRNG, two timers, DMA, host mailbox, debug console, PE-to-PE signal unit on a PE-local
+// bus) sharing a host-visible external memory at S2_EXT_BASE (the DRAM window; the full chip,
+// platforms/spinnaker2/chip.h, puts the NoC and DRAM there instead). The signal unit has no
+// NoC here: its SEND is a bus error. Wiring and address maps only: behaviour lives in the models.
 #pragma once
 
 #include <systemc>
@@ -20,6 +21,7 @@
 #include "models/spinnaker2/mailbox/mailbox.h"
 #include "models/spinnaker2/mla/mla.h"
 #include "models/spinnaker2/prng/prng.h"
+#include "models/spinnaker2/signal/signal.h"
 #include "models/spinnaker2/timer/timer.h"
 
 namespace nmsim::spinnaker2 {
@@ -98,6 +100,7 @@ public:
     Dma dma;
     Mailbox mailbox;
     Console console;
+    Signal signal;  // PE-to-PE signals; its NoC sockets are bound by the chip only
 
     // Peripherals that report summary counters.
     std::vector<Peripheral*> peripherals();

@@ -16,6 +16,7 @@
 #define S2_TIMER_BASE 0xE1000000u    /* timers (public map) */
 #define S2_TIMER_STRIDE 0x20u        /* timer 1 at S2_TIMER_BASE + 0x20 (assumed) */
 #define S2_DMA_BASE 0xE2000000u      /* DMA, comms block (public map base, assumed offset) */
+#define S2_SIGNAL_BASE 0xE2000100u   /* PE-to-PE signal unit, comms block (assumed offset) */
 #define S2_MLA_BASE 0xE3000000u      /* ML accelerator / MAC array (public map) */
 #define S2_MAILBOX_BASE 0xF2000100u  /* host mailbox, QPE register file (assumed offset) */
 #define S2_CONSOLE_BASE 0xF2000F00u  /* debug console, QPE register file (simulator debug aid) */
@@ -27,6 +28,7 @@
 #define S2_IRQ_DMA 2u
 #define S2_IRQ_MLA 3u
 #define S2_IRQ_MAILBOX 4u
+#define S2_IRQ_SIGNAL 5u
 #define S2_IRQ_COUNT 32u /* NVIC lines implemented */
 
 /* Argument block: the host writes up to S2_ARGS_WORDS 32-bit words here before the core starts

@@ -1,0 +1,134 @@
+#include "platforms/spinnaker2/chip.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "nmsim/hw/spinnaker2/noc_map.h"
+#include "nmsim/hw/spinnaker2/pe_map.h"
+#include "nmsim/hw/spinnaker2/signal_regs.h"
+
+namespace nmsim::spinnaker2 {
+
+namespace {
+
+sc_core::sc_time to_sc(Time t) {
+    return sc_core::sc_time(static_cast<double>(t.ps), sc_core::SC_PS);
+}
+
+constexpr uint64_t kExtEnd = 0xE0000000u;  // the off-PE window ends where the peripherals begin
+constexpr uint64_t kExtSize = kExtEnd - S2_EXT_BASE;
+constexpr uint64_t kPeWindow = uint64_t{1} << S2_PE_GLOBAL_OFFSET_BITS;
+constexpr uint64_t kPage = 0x1000;
+
+const ChipParams& checked(const ChipParams& p) {
+    if (p.qpe_count < 1 || p.qpe_count > S2_NOC_N_QPES)
+        throw std::invalid_argument("chip: qpe_count must be in 1..38, got " +
+                                    std::to_string(p.qpe_count));
+    if (p.pe.sram_size.n > S2_SIGNAL_RX_OFFSET)
+        throw std::invalid_argument("chip: pe.sram_size " + std::to_string(p.pe.sram_size.n) +
+                                    " B overlaps the signal window at offset " +
+                                    std::to_string(S2_SIGNAL_RX_OFFSET) + " of the PE window");
+    if (p.dram.channels != S2_DRAM_IF_COUNT || p.dram.interleave.n != 0)
+        throw std::invalid_argument(
+            "chip: dram.channels must be 2 and dram.interleave 0 (one controller per NoC DRAM "
+            "interface, split by address)");
+    if (p.dram.size.n % (2 * kPage) != 0 || p.dram.size.n / 2 > S2_DRAM_IF_SIZE)
+        throw std::invalid_argument(
+            "chip: dram.size must be a multiple of 8 KiB and at most 2 GiB (2 x the 1 GiB "
+            "interface window), got " +
+            std::to_string(p.dram.size.n) + " B");
+    if (p.host.buffer_size.n % kPage != 0 || p.host.buffer_size.n > S2_HOST_GLOBAL_SIZE)
+        throw std::invalid_argument("chip: host.buffer_size must be a multiple of 4 KiB");
+    return p;
+}
+
+}  // namespace
+
+NocParams Chip::noc_params(const ChipParams& p) {
+    NocParams n = p.noc;
+    n.n_qpes = p.qpe_count;
+    n.pe_sram_size = Bytes{kPeWindow};  // the per-PE port decodes the window itself
+    return n;
+}
+
+DramParams Chip::dram_params(const ChipParams& p) {
+    DramParams d = p.dram;
+    d.channels = 1;
+    d.size = Bytes{p.dram.size.n / S2_DRAM_IF_COUNT};
+    return d;
+}
+
+Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, trace::Sink* sink,
+           bool console_stdout)
+    : sc_module(name),
+      m_p(checked(p)),
+      m_noc("noc", noc_params(p), sink),
+      m_host("host", p.host.buffer_size.n, to_sc(p.host.latency), p.host.bandwidth) {
+    for (uint32_t k = 0; k < S2_DRAM_IF_COUNT; ++k) {
+        m_dram.push_back(
+            std::make_unique<DramCtrl>(("dram" + std::to_string(k)).c_str(), dram_params(p), sink));
+        m_noc.out[m_noc.dram_endpoint(k).value].bind(m_dram.back()->tgt);
+    }
+    m_noc.out[m_noc.host_endpoint().value].bind(m_host.tgt);
+
+    const uint32_t n_pes = p.qpe_count * S2_NOC_PES_PER_QPE;
+    for (uint32_t i = 0; i < n_pes; ++i) {
+        uint32_t qx = 0, qy = 0;
+        s2_qpe_coord(i / S2_NOC_PES_PER_QPE, &qx, &qy);
+        const EndpointOnNoc ep = m_noc.pe_endpoint(qx, qy, i % S2_NOC_PES_PER_QPE);
+        const std::string pname = "pe" + std::to_string(i);
+        auto pe = std::make_unique<Pe>(pname.c_str(), p.pe, pe_seed(seed, i), sink, console_stdout);
+        auto ext = std::make_unique<Router>((pname + "_ext").c_str());
+        auto port = std::make_unique<Router>((pname + "_noc_port").c_str());
+
+        pe->bus.map(ext->in, S2_EXT_BASE, kExtSize, "noc");
+        pe->core.map_bus_window(S2_EXT_BASE, static_cast<uint32_t>(kExtSize));
+        pe->dma.ext.bind(ext->in);
+        pe->signal.tx.bind(ext->in);
+        pe->signal.set_index(ep.value);
+        ext->map(m_noc.in[ep.value], 0, kExtSize, "noc");
+        m_noc.set_in_address_offset(ep, S2_EXT_BASE);
+
+        m_noc.out[ep.value].bind(port->in);
+        port->map(pe->sram.tgt, 0, p.pe.sram_size.n, "sram");
+        port->map(pe->signal.rx, S2_SIGNAL_RX_OFFSET, S2_SIGNAL_RX_WINDOW, "signal");
+
+        pe->on_exit = [this] {
+            if (all_exited()) sc_core::sc_stop();
+        };
+        m_pes.push_back(std::move(pe));
+        m_ext.push_back(std::move(ext));
+        m_noc_port.push_back(std::move(port));
+    }
+}
+
+Chip::~Chip() = default;
+
+void Chip::start(const std::vector<size_t>& pes) {
+    m_running = pes;
+    for (size_t i : pes) m_pes.at(i)->core.start();
+}
+
+bool Chip::all_exited() const {
+    for (size_t i : m_running)
+        if (!m_pes[i]->exited) return false;
+    return !m_running.empty();
+}
+
+size_t Chip::iss_count() const {
+    size_t n = 0;
+    for (const auto& pe : m_pes) n += pe->core.iss_created() ? 1 : 0;
+    return n;
+}
+
+void Chip::write_summaries() {
+    for (auto& pe : m_pes) {
+        pe->console.flush();
+        pe->core.write_summary();
+        for (Peripheral* per : pe->peripherals()) per->write_summary();
+    }
+    m_noc.write_summary();
+    for (auto& d : m_dram) d->write_summary();
+}
+
+}  // namespace nmsim::spinnaker2

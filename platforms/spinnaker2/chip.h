@@ -1,0 +1,97 @@
+// The SpiNNaker2 chip: 4 * qpe_count PEs on the data NoC, two LPDDR4 interfaces and a host
+// endpoint. Wiring and address maps only: behaviour lives in the models.
+//
+// Per PE with global index i = 4 * qpe_index + pe (its NoC endpoint, noc_map.h):
+//  - outbound: the core's bus window [S2_EXT_BASE, 0xE0000000) (the whole off-PE range: DRAM,
+//    other PEs' SRAM, host), the DMA's `ext` and the signal unit's `tx` all reach the NoC through
+//    a per-PE router `pe<i>_ext`, with addresses minus S2_EXT_BASE (the DMA's convention); the
+//    NoC port adds S2_EXT_BASE back (Noc::set_in_address_offset).
+//  - inbound: NoC out[i] feeds a per-PE router `pe<i>_noc_port` that decodes the PE's 512 KiB
+//    global window: SRAM at offset 0, the signal unit's receive window at S2_SIGNAL_RX_OFFSET;
+//    anything else is an address error naming the gap. So the NoC is built with pe_sram_size =
+//    the whole window and n_qpes = qpe_count (the chip sets both; noc.pe_sram_size and
+//    noc.n_qpes from the parameters are not used).
+// DRAM: one DramCtrl per interface, each a single channel (dram.channels must be 2, the two NoC
+// DRAM endpoints, and interleave 0: the NoC splits the interfaces by address). Each controller
+// serves dram.size / 2 bytes at the offsets the NoC delivers (offset inside its interface).
+// Host: a Memory behind the host endpoint (window S2_HOST_GLOBAL_BASE) with the host link's
+// latency and bandwidth, standing for the host-side buffer of the Ethernet bridge.
+#pragma once
+
+#include <systemc>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/common/memory.h"
+#include "models/common/param.h"
+#include "models/common/router.h"
+#include "models/spinnaker2/dram/dram_ctrl.h"
+#include "models/spinnaker2/noc/noc.h"
+#include "platforms/spinnaker2/pe_platform.h"
+
+namespace nmsim::spinnaker2 {
+
+struct HostLinkParams {
+    NMSIM_PARAMSET(HostLinkParams);
+    NMSIM_PARAM(double, bandwidth, 125e6, "B/s", range(1e3, 1e12),
+                "host link data rate (applied per access to the host endpoint)",
+                "public-hardware-facts.md A5: 1 Gbit/s UDP Ethernet per chip [2nd]");
+    NMSIM_PARAM(Time, latency, Time::from_us(20), "", range(0, 1e12),
+                "latency per access to the host endpoint (one way through the Ethernet bridge)",
+                "assumed: order of a LAN UDP round trip half; not public");
+    NMSIM_PARAM(Bytes, buffer_size, Bytes{64 * 1024}, "", range(4096, 512.0 * 1024 * 1024),
+                "host-side buffer the chip reaches at S2_HOST_GLOBAL_BASE (multiple of 4 KiB)",
+                "assumed: simulator choice, room for result blocks; not a hardware quantity");
+};
+
+struct ChipParams {
+    NMSIM_PARAMSET(ChipParams);
+    NMSIM_PARAM(uint32_t, qpe_count, 38, "1", range(1, 38),
+                "QPEs built: the first qpe_count of the QUAD_MAP order (fewer for small runs)",
+                "public-hardware-facts.md A1: QUAD_MAP, 38 QPEs = 152 PEs [SW]");
+    NMSIM_GROUP(PeParams, pe, "processing element (all PEs, one performance level)");
+    NMSIM_GROUP(NocParams, noc, "data NoC (n_qpes and pe_sram_size are set by the chip)");
+    NMSIM_GROUP(DramParams, dram, "DRAM: one controller per interface, dram.size split evenly");
+    NMSIM_GROUP(HostLinkParams, host, "host link (Ethernet bridge)");
+    NMSIM_GROUP(SimParams, sim, "simulation control");
+};
+
+class Chip : public sc_core::sc_module {
+public:
+    // Throws std::invalid_argument for parameters the chip cannot wire (see above).
+    Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, trace::Sink* sink,
+         bool console_stdout);
+    ~Chip() override;
+
+    const ChipParams& params() const { return m_p; }
+    size_t pe_count() const { return m_pes.size(); }
+    Pe& pe(size_t global_index) { return *m_pes.at(global_index); }
+    Noc& noc() { return m_noc; }
+    DramCtrl& dram(unsigned dram_if) { return *m_dram.at(dram_if); }
+    Memory& host() { return m_host; }
+
+    // Starts the cores of the given PEs (loaded before); the simulation stops when all of them
+    // have exited.
+    void start(const std::vector<size_t>& pes);
+    bool all_exited() const;
+    // Cores that have created an ISS (started cores only: idle PEs cost no ISS memory).
+    size_t iss_count() const;
+    void write_summaries();
+
+private:
+    static NocParams noc_params(const ChipParams& p);
+    static DramParams dram_params(const ChipParams& p);
+
+    ChipParams m_p;
+    Noc m_noc;
+    std::vector<std::unique_ptr<DramCtrl>> m_dram;
+    Memory m_host;
+    std::vector<std::unique_ptr<Pe>> m_pes;
+    std::vector<std::unique_ptr<Router>> m_ext;       // per PE: outbound to the NoC
+    std::vector<std::unique_ptr<Router>> m_noc_port;  // per PE: inbound from the NoC
+    std::vector<size_t> m_running;
+};
+
+}  // namespace nmsim::spinnaker2
