@@ -122,9 +122,7 @@ struct UcHooks {
 
 CortexM4F::CortexM4F(sc_core::sc_module_name name, const CoreParams& p, Frequency clock,
                      Memory& sram, trace::Sink* sink)
-    : sc_module(name), bus("bus"), m_p(p), m_clock(clock), m_sram(sram), m_sink(sink),
-      m_cache(kCacheEntries) {
-    m_cycles = std::make_unique<CycleModel>(p.div_cycles);
+    : sc_module(name), bus("bus"), m_p(p), m_clock(clock), m_sram(sram), m_sink(sink) {
     m_scs = std::make_unique<Scs>(p.priority_bits, 32, [this] { return m_ticks; });
     m_quantum_ticks = std::max<uint64_t>(
         1, static_cast<uint64_t>(static_cast<double>(p.quantum.ps) * clock.hz / 1e12));
@@ -168,8 +166,11 @@ void CortexM4F::map_window(Window& w) {
 }
 
 // The ISS exists only for cores that run: an engine costs ~3 MB resident, 1 GiB virtual and a
-// few ms to create (reference/iss-notes.md), which a 152-PE chip with idle PEs must not pay.
+// few ms to create (reference/iss-notes.md), which a 152-PE chip with idle PEs must not pay; the
+// disassembler and the block-cost cache are created with it.
 void CortexM4F::create_iss() {
+    m_cycles = std::make_unique<CycleModel>(m_p.div_cycles);
+    m_cache.assign(kCacheEntries, CacheEntry{});
     check(uc_open(UC_ARCH_ARM, UC_MODE_THUMB, &m_uc), "open");
     // The CPU model must be set before the first mapping (reference/iss-notes.md).
     check(uc_ctl_set_cpu_model(m_uc, UC_CPU_ARM_CORTEX_M4), "set cpu model");
