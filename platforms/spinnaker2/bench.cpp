@@ -1,9 +1,18 @@
 #include "platforms/spinnaker2/bench.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
 
+#include <sys/resource.h>
+
+#include <cstring>
+
+#include "models/common/sim_kernel.h"
+#include "nmsim/hw/spinnaker2/noc_map.h"
+#include "nmsim/hw/spinnaker2/pe_map.h"
+#include "platforms/spinnaker2/chip.h"
 #include "platforms/spinnaker2/run_elf.h"
 
 namespace nmsim::spinnaker2 {
@@ -27,6 +36,45 @@ Timed timed_run(const std::string& elf, const std::vector<std::string>& sets, co
     Timed t{run_elf(elf, sets, args), 0};
     t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return t;
+}
+
+double peak_rss_mib() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+
+// The full 152-PE chip with two PEs running (chip_ping / chip_pong: DRAM, NoC, signals): the
+// memory a chip run costs when most PEs are idle, and its wall time.
+int bench_chip(const std::vector<std::string>& dirs, std::ostream& out, std::ostream& err) {
+    const std::string ping = find_fw(dirs, "chip_ping"), pong = find_fw(dirs, "chip_pong");
+    if (ping.empty() || pong.empty()) {
+        err << "nmsim bench: firmware chip_ping.elf or chip_pong.elf not found (build the firmware target)\n";
+        return 2;
+    }
+    const double rss0 = peak_rss_mib();
+    const auto t0 = std::chrono::steady_clock::now();
+    fresh_sim_kernel();
+    ChipParams p;
+    Chip chip("chip", p, 1, nullptr, false);
+    const arm::ElfImage a = arm::ElfImage::load(ping), b = arm::ElfImage::load(pong);
+    const uint32_t len = 256;
+    const std::vector<uint32_t> args_a = {5, s2_dram_global_addr(1, 0x1000), len}, args_b = {len};
+    chip.pe(0).load(a);
+    std::memcpy(chip.pe(0).sram.data() + S2_ARGS_BASE, args_a.data(), 4 * args_a.size());
+    chip.pe(5).load(b);
+    std::memcpy(chip.pe(5).sram.data() + S2_ARGS_BASE, args_b.data(), 4 * args_b.size());
+    chip.start({0, 5});
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!chip.all_exited() || chip.pe(0).exit_code != 0 || chip.pe(5).exit_code != 0) {
+        err << "nmsim bench: the chip ping-pong did not finish cleanly\n";
+        return 1;
+    }
+    out << "full chip (" << chip.pe_count() << " PEs, 2 running)   peak RSS " << std::setprecision(1)
+        << peak_rss_mib() << " MiB (" << peak_rss_mib() - rss0 << " MiB above the process before), "
+        << chip.iss_count() << " ISS engines, " << std::setprecision(3) << wall << " s wall\n";
+    return 0;
 }
 
 }  // namespace
@@ -64,7 +112,7 @@ int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
     out << "MLA int8 matmul                " << std::setprecision(2) << macs / t.wall / 1e9
         << " G simulated MACs/s  (" << reps << " x " << m << "x" << k << "x" << n << ", " << std::setprecision(3)
         << t.r.sim_time_us / 1e3 << " ms simulated in " << t.wall << " s wall)\n";
-    return rc;
+    return std::max(rc, bench_chip(dirs, out, err));
 }
 
 }  // namespace nmsim::spinnaker2

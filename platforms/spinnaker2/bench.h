@@ -1,6 +1,7 @@
 // `nmsim bench`: simulation speed of the full PE platform on one host core, measured, not
 // asserted: simulated instructions per wall second on compute loops, and simulated MLA MACs per
-// wall second on repeated int8 matrix multiplications driven by firmware.
+// wall second on repeated int8 matrix multiplications driven by firmware; and the peak memory of a
+// full 152-PE chip run with two PEs active.
 #pragma once
 
 #include <ostream>

@@ -545,6 +545,8 @@ TEST_F(Cli, BenchQuickPrintsFigures) {
     EXPECT_TRUE(contains(p.out, "compute loop, loads+stores")) << show(p);
     EXPECT_TRUE(contains(p.out, "M instructions/s")) << show(p);
     EXPECT_TRUE(contains(p.out, "G simulated MACs/s")) << show(p);
+    EXPECT_TRUE(contains(p.out, "full chip (152 PEs, 2 running)   peak RSS")) << show(p);
+    EXPECT_TRUE(contains(p.out, "2 ISS engines")) << show(p);
 }
 
 TEST_F(Cli, VersionFlag) {
