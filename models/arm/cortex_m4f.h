@@ -93,6 +93,7 @@ public:
     bool halted() const { return m_halted; }
     bool sleeping() const { return m_sleeping; }
     bool iss_created() const { return m_uc != nullptr; }
+    Frequency clock() const { return m_clock; }
 
     std::function<void(char)> semihost_putc;      // semihosting console output
     std::function<void(int code)> on_exit;        // semihosting SYS_EXIT(_EXTENDED)

@@ -1,5 +1,6 @@
 #include "platforms/spinnaker2/chip.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -58,6 +59,38 @@ DramParams Chip::dram_params(const ChipParams& p) {
     return d;
 }
 
+std::vector<uint32_t> parse_perf_levels(const std::string& spec, size_t pe_count, uint32_t defaults) {
+    std::vector<uint32_t> levels(pe_count, defaults);
+    size_t pos = 0;
+    while (pos < spec.size()) {
+        const size_t comma = spec.find(',', pos);
+        const std::string item = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        pos = comma == std::string::npos ? spec.size() : comma + 1;
+        auto fail = [&](const std::string& why) {
+            throw std::invalid_argument("perf_levels: entry \"" + item + "\": " + why);
+        };
+        unsigned long first = 0, last = 0, level = 0;
+        char* end = nullptr;
+        first = std::strtoul(item.c_str(), &end, 10);
+        if (end == item.c_str()) fail("expected PE:level or FIRST-LAST:level");
+        last = first;
+        if (*end == '-') {
+            const char* b = end + 1;
+            last = std::strtoul(b, &end, 10);
+            if (end == b) fail("expected a last PE after '-'");
+        }
+        if (*end != ':') fail("expected ':' and a level");
+        const char* l = end + 1;
+        level = std::strtoul(l, &end, 10);
+        if (end == l || *end) fail("expected a level (0 or 1) after ':'");
+        if (level > 1) fail("level " + std::to_string(level) + " does not exist (0: pl0_freq, 1: pl1_freq)");
+        if (first > last || last >= pe_count)
+            fail("PE range outside 0.." + std::to_string(pe_count - 1) + " of this chip");
+        for (unsigned long i = first; i <= last; ++i) levels[i] = static_cast<uint32_t>(level);
+    }
+    return levels;
+}
+
 Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, trace::Sink* sink,
            bool console_stdout)
     : sc_module(name),
@@ -72,12 +105,15 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
     m_noc.out[m_noc.host_endpoint().value].bind(m_host.tgt);
 
     const uint32_t n_pes = p.qpe_count * S2_NOC_PES_PER_QPE;
+    const std::vector<uint32_t> levels = parse_perf_levels(p.perf_levels, n_pes, p.pe.perf_level);
     for (uint32_t i = 0; i < n_pes; ++i) {
         uint32_t qx = 0, qy = 0;
         s2_qpe_coord(i / S2_NOC_PES_PER_QPE, &qx, &qy);
         const EndpointOnNoc ep = m_noc.pe_endpoint(qx, qy, i % S2_NOC_PES_PER_QPE);
         const std::string pname = "pe" + std::to_string(i);
-        auto pe = std::make_unique<Pe>(pname.c_str(), p.pe, pe_seed(seed, i), sink, console_stdout);
+        PeParams pp = p.pe;
+        pp.perf_level = levels[i];
+        auto pe = std::make_unique<Pe>(pname.c_str(), pp, pe_seed(seed, i), sink, console_stdout);
         auto ext = std::make_unique<Router>((pname + "_ext").c_str());
         auto port = std::make_unique<Router>((pname + "_noc_port").c_str());
 

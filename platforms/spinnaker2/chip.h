@@ -51,12 +51,21 @@ struct ChipParams {
     NMSIM_PARAM(uint32_t, qpe_count, 38, "1", range(1, 38),
                 "QPEs built: the first qpe_count of the QUAD_MAP order (fewer for small runs)",
                 "public-hardware-facts.md A1: QUAD_MAP, 38 QPEs = 152 PEs [SW]");
-    NMSIM_GROUP(PeParams, pe, "processing element (all PEs, one performance level)");
+    NMSIM_GROUP(PeParams, pe, "processing element (all PEs; perf_levels overrides the level per PE)");
+    NMSIM_PARAM(std::string, perf_levels, "", "", any(),
+                "per-PE performance levels over pe.perf_level: 'PE:level' or 'FIRST-LAST:level', "
+                "comma separated, e.g. '0:1,8-15:0'",
+                "public-hardware-facts.md A2: each PE has its own power domain and performance "
+                "level [2nd]; nmsim offers the two public levels (pl0/pl1)");
     NMSIM_GROUP(NocParams, noc, "data NoC (n_qpes and pe_sram_size are set by the chip)");
     NMSIM_GROUP(DramParams, dram, "DRAM: one controller per interface, dram.size split evenly");
     NMSIM_GROUP(HostLinkParams, host, "host link (Ethernet bridge)");
     NMSIM_GROUP(SimParams, sim, "simulation control");
 };
+
+// Performance level of every PE: `defaults` everywhere, then the overrides of `spec`
+// ("0:1,8-15:0"). Throws std::invalid_argument naming the bad entry.
+std::vector<uint32_t> parse_perf_levels(const std::string& spec, size_t pe_count, uint32_t defaults);
 
 class Chip : public sc_core::sc_module {
 public:

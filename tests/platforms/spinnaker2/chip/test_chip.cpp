@@ -255,3 +255,39 @@ TEST_F(ChipTest, FullChipConstructionStaysSmallInResidentMemory) {
 
 }  // namespace
 }  // namespace nmsim::spinnaker2
+
+namespace nmsim::spinnaker2 {
+namespace {
+
+// Per-PE performance levels: the default everywhere, then the overrides in order.
+TEST(ChipPerfLevels, OverridesApplyPerPeAndBadEntriesAreNamed) {
+    EXPECT_EQ(parse_perf_levels("", 4, 1), (std::vector<uint32_t>{1, 1, 1, 1}));
+    EXPECT_EQ(parse_perf_levels("0:0,2-3:0,3:1", 4, 1), (std::vector<uint32_t>{0, 1, 0, 1}));
+    auto message = [](const std::string& spec) {
+        try {
+            parse_perf_levels(spec, 8, 1);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message("8:0"), "perf_levels: entry \"8:0\": PE range outside 0..7 of this chip");
+    EXPECT_EQ(message("1:2"), "perf_levels: entry \"1:2\": level 2 does not exist (0: pl0_freq, 1: pl1_freq)");
+    EXPECT_EQ(message("3-1:0"), "perf_levels: entry \"3-1:0\": PE range outside 0..7 of this chip");
+    EXPECT_EQ(message("x"), "perf_levels: entry \"x\": expected PE:level or FIRST-LAST:level");
+    EXPECT_EQ(message("1"), "perf_levels: entry \"1\": expected ':' and a level");
+}
+
+TEST_F(ChipTest, PerfLevelsSetEachPesClock) {
+    ChipParams p;
+    p.qpe_count = 2;
+    p.perf_levels = "1:0,4-5:0";
+    Chip chip("chip", p, 1, nullptr, false);
+    for (size_t i = 0; i < chip.pe_count(); ++i) {
+        const bool slow = i == 1 || i == 4 || i == 5;
+        EXPECT_EQ(chip.pe(i).core.clock().hz, slow ? p.pe.pl0_freq.hz : p.pe.pl1_freq.hz) << "pe" << i;
+    }
+}
+
+}  // namespace
+}  // namespace nmsim::spinnaker2
