@@ -1,0 +1,158 @@
+/* DRAM image of a DNN inference run (seed 000 Fig. 2), written by the host compiler
+ * (tools/compiler/dram_image.h) and read by the scheduler and worker firmware. Plain C, only
+ * <stdint.h>; structs of uint32_t fields only (no bitfields), sizes pinned below. All addresses
+ * are global (the DRAM window of noc_map.h). Layout, from the image base (docs/compiler.md,
+ * "DRAM image"):
+ *
+ *   s2_dnn_global_t                      global configuration (64 B) at the base
+ *   uint32_t worker_pes[num_workers]     global PE indices of the workers (16-byte aligned end)
+ *   time area                            s2_dnn_interval_t slots, see s2_dnn_time_* below
+ *   layer configurations                 linked list; per layer: s2_dnn_layer_t, then
+ *                                        num_workers s2_dnn_worker_t, then the constants
+ *                                        (weights, biases); the last entry has type FINISH
+ *   data memory                          every activation tensor, int8, 16-byte aligned
+ *
+ * Every region the DMA reads or writes (worker configurations, each part's weights and biases,
+ * each tensor, the time area) starts on a S2_DNN_ALIGN boundary.
+ *
+ * Weights of worker w, part p (linear): int8 B[k][pn] row-major (the MLA's matrix-mode B) at
+ * weight_addr + p * weight_part_stride, pn = min(part_n, n - p * part_n); padding columns (past
+ * the layer's outputs) are zero. Biases: int32[pn] at bias_addr + p * bias_part_stride.
+ * conv2d: the same per part with B = the kernel slice [ker_h][ker_w][in_c][pn] (row index
+ * (y * ker_w + x) * in_c + c). Activations are int8; a feature map [1][C][H][W] is stored HWC
+ * ([H][W][C]), everything else row-major in the graph's element order. A flatten of an HWC map
+ * keeps the HWC bytes; the following linear layer's B rows are permuted to match. */
+#ifndef NMSIM_HW_S2_DNN_IMAGE_H
+#define NMSIM_HW_S2_DNN_IMAGE_H
+
+#include <stdint.h>
+
+#define S2_DNN_IMAGE_MAGIC 0x4E4E4432u /* "2DNN" in little-endian bytes */
+#define S2_DNN_IMAGE_VERSION 1u
+#define S2_DNN_ALIGN 16u /* DMA alignment of every region */
+
+/* Layer types (s2_dnn_layer_t.type). */
+#define S2_DNN_LAYER_FINISH 0u  /* end of the list: the scheduler sends "finish" to all workers */
+#define S2_DNN_LAYER_LINEAR 1u  /* C[m][n] = A[m][k] * B[k][n] + bias, requantised */
+#define S2_DNN_LAYER_CONV2D 2u  /* MLA conv mode: HWC input, kernel [kh][kw][in_c][n] */
+#define S2_DNN_LAYER_ADD 3u     /* elementwise int8 a + b, requantised */
+#define S2_DNN_LAYER_MAXPOOL 4u /* per channel, HWC (core) */
+#define S2_DNN_LAYER_AVGPOOL 5u /* per channel window sum, requantised (core) */
+#define S2_DNN_LAYER_SOFTMAX 6u /* per row of k elements (core + EXP unit) */
+
+/* Worker flags (s2_dnn_worker_t.flags). */
+#define S2_DNN_FLAG_RELU 0x1u /* ReLU after requantisation */
+#define S2_DNN_FLAG_BIAS 0x2u /* bias_addr holds int32 biases */
+
+typedef struct {
+    uint32_t magic;        /* S2_DNN_IMAGE_MAGIC */
+    uint32_t version;      /* S2_DNN_IMAGE_VERSION */
+    uint32_t image_size;   /* bytes from the base to the end of the data memory */
+    uint32_t scheduler_pe; /* global PE index of the scheduler */
+    uint32_t num_workers;  /* entries of the worker PE list */
+    uint32_t worker_pes;   /* address of uint32_t worker_pes[num_workers] */
+    uint32_t num_layers;   /* layers in the list, FINISH excluded */
+    uint32_t first_layer;  /* address of the first s2_dnn_layer_t */
+    uint32_t time_addr;    /* time area (s2_dnn_time_size(num_layers, num_workers) bytes) */
+    uint32_t time_size;    /* bytes */
+    uint32_t data_addr;    /* data memory */
+    uint32_t data_size;    /* bytes */
+    uint32_t input_addr;   /* the model input (int8) inside the data memory */
+    uint32_t input_size;   /* bytes */
+    uint32_t output_addr;  /* the model output (int8) inside the data memory */
+    uint32_t output_size;  /* bytes */
+} s2_dnn_global_t;
+
+/* One time measurement in cycles of the recording PE (DWT CYCCNT). */
+typedef struct {
+    uint32_t start;
+    uint32_t end;
+} s2_dnn_interval_t;
+
+typedef struct {
+    uint32_t type;         /* S2_DNN_LAYER_* */
+    uint32_t num_workers;  /* worker configurations following this header */
+    uint32_t next;         /* address of the next layer's header (0 for FINISH) */
+    uint32_t index;        /* position in the list (FINISH: num_layers) */
+    uint32_t workers_addr; /* address of s2_dnn_worker_t[num_workers] */
+    uint32_t worker_size;  /* sizeof(s2_dnn_worker_t) */
+    uint32_t time_slot;    /* scheduler's s2_dnn_interval_t for this layer (FINISH: cleanup) */
+    uint32_t reserved;
+} s2_dnn_layer_t;
+
+/* One worker's share of a layer: outputs [n0, n0 + n_valid) of the layer's n outputs.
+ * linear: GEMM view m x k x n of the tile (n = tile width incl. padding); the worker reads the
+ *   whole input A[m][k] at input_addr and writes rows of n_valid bytes to output_addr + r *
+ *   output_row_stride (r < m).
+ * softmax: rows n0.. of k elements (m = 1); input_addr/output_addr point at row n0.
+ * add: elements n0.. (m = k = 1); input_addr, input2_addr, output_addr point at element n0.
+ * conv2d: output channels n0.. of the HWC map: m = out_h*out_w, k = ker_h*ker_w*in_c; the whole
+ *   HWC input at input_addr; pixel r's channels at output_addr + r * output_row_stride (= out_c).
+ * maxpool/avgpool: channels n0..: input_addr/output_addr point at channel n0 of pixel 0 of the
+ *   HWC maps (pixel strides in_c and out_c); m = out_h*out_w, k = ker_h*ker_w. */
+typedef struct {
+    uint32_t pe;                 /* global PE index */
+    uint32_t worker;             /* index in the global worker list (time area) */
+    uint32_t m, k, n;            /* GEMM view of the tile; n = outputs per worker (tile_n) */
+    uint32_t n0;                 /* first output of this worker */
+    uint32_t n_valid;            /* outputs written (the last tiles may be padding only) */
+    uint32_t parts;              /* sequential parts */
+    uint32_t part_n;             /* outputs per part (the last part may be smaller) */
+    uint32_t input_addr;         /* see above */
+    uint32_t input_size;         /* bytes the worker reads at input_addr */
+    uint32_t input2_addr;        /* add: second operand; 0 otherwise */
+    uint32_t weight_addr;        /* part 0's weights (0 if none) */
+    uint32_t weight_part_stride; /* bytes between parts' weights, multiple of S2_DNN_ALIGN */
+    uint32_t bias_addr;          /* part 0's biases (0 if none) */
+    uint32_t bias_part_stride;   /* bytes between parts' biases, multiple of S2_DNN_ALIGN */
+    uint32_t output_addr;        /* see above */
+    uint32_t output_row_stride;  /* bytes between output rows (the layer's n) */
+    uint32_t shift;              /* requantisation shift */
+    uint32_t flags;              /* S2_DNN_FLAG_* */
+    uint32_t time_slot;          /* this worker's s2_dnn_interval_t for this layer */
+    uint32_t in_exponent;        /* int32 stored as uint32: input scale 2^-k (softmax needs it) */
+    uint32_t out_exponent;       /* int32 stored as uint32: output scale 2^-k */
+    /* conv2d, maxpool, avgpool: HWC input map, window; the MLA takes one stride and one
+     * symmetric padding for both axes. */
+    uint32_t in_h, in_w, in_c;
+    uint32_t out_h, out_w, out_c;
+    uint32_t ker_h, ker_w;
+    uint32_t stride;
+    uint32_t pad;
+    uint32_t reserved[15];
+} s2_dnn_worker_t;
+
+#ifdef __cplusplus
+static_assert(sizeof(s2_dnn_global_t) == 64, "global configuration is 64 B");
+static_assert(sizeof(s2_dnn_interval_t) == 8, "interval is 8 B");
+static_assert(sizeof(s2_dnn_layer_t) == 32, "layer header is 32 B");
+static_assert(sizeof(s2_dnn_worker_t) == 192, "worker configuration is 192 B");
+#else
+_Static_assert(sizeof(s2_dnn_global_t) == 64, "global configuration is 64 B");
+_Static_assert(sizeof(s2_dnn_interval_t) == 8, "interval is 8 B");
+_Static_assert(sizeof(s2_dnn_layer_t) == 32, "layer header is 32 B");
+_Static_assert(sizeof(s2_dnn_worker_t) == 192, "worker configuration is 192 B");
+#endif
+
+/* Time area: scheduler slots [setup, layer 0 .. layer L-1, cleanup], then for each worker w of
+ * the global list one slot per layer. L = num_layers (FINISH excluded), W = num_workers. */
+static inline uint32_t s2_dnn_time_slots(uint32_t num_layers, uint32_t num_workers) {
+    return num_layers + 2u + num_workers * num_layers;
+}
+static inline uint32_t s2_dnn_time_size(uint32_t num_layers, uint32_t num_workers) {
+    return (uint32_t)sizeof(s2_dnn_interval_t) * s2_dnn_time_slots(num_layers, num_workers);
+}
+static inline uint32_t s2_dnn_time_setup(uint32_t time_addr) { return time_addr; }
+static inline uint32_t s2_dnn_time_layer(uint32_t time_addr, uint32_t layer) {
+    return time_addr + (uint32_t)sizeof(s2_dnn_interval_t) * (1u + layer);
+}
+static inline uint32_t s2_dnn_time_cleanup(uint32_t time_addr, uint32_t num_layers) {
+    return time_addr + (uint32_t)sizeof(s2_dnn_interval_t) * (1u + num_layers);
+}
+static inline uint32_t s2_dnn_time_worker(uint32_t time_addr, uint32_t num_layers, uint32_t worker,
+                                          uint32_t layer) {
+    return time_addr +
+           (uint32_t)sizeof(s2_dnn_interval_t) * (num_layers + 2u + worker * num_layers + layer);
+}
+
+#endif /* NMSIM_HW_S2_DNN_IMAGE_H */
