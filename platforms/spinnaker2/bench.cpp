@@ -7,11 +7,8 @@
 
 #include <sys/resource.h>
 
-#include <cstring>
-
 #include "models/common/sim_kernel.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
-#include "nmsim/hw/spinnaker2/pe_map.h"
 #include "platforms/spinnaker2/chip.h"
 #include "platforms/spinnaker2/run_elf.h"
 
@@ -59,11 +56,10 @@ int bench_chip(const std::vector<std::string>& dirs, std::ostream& out, std::ost
     Chip chip("chip", p, 1, nullptr, false);
     const arm::ElfImage a = arm::ElfImage::load(ping), b = arm::ElfImage::load(pong);
     const uint32_t len = 256;
-    const std::vector<uint32_t> args_a = {5, s2_dram_global_addr(1, 0x1000), len}, args_b = {len};
     chip.pe(0).load(a);
-    std::memcpy(chip.pe(0).sram.data() + S2_ARGS_BASE, args_a.data(), 4 * args_a.size());
+    chip.pe(0).set_args({5, s2_dram_global_addr(1, 0x1000), len});
     chip.pe(5).load(b);
-    std::memcpy(chip.pe(5).sram.data() + S2_ARGS_BASE, args_b.data(), 4 * args_b.size());
+    chip.pe(5).set_args({len});
     chip.start({0, 5});
     sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

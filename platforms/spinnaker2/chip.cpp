@@ -129,10 +129,7 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
         port->map(pe->sram.tgt, 0, p.pe.sram_size.n, "sram");
         port->map(pe->signal.rx, S2_SIGNAL_RX_OFFSET, S2_SIGNAL_RX_WINDOW, "signal");
 
-        pe->on_exit = [this] {
-            if (all_exited()) sc_core::sc_stop();
-        };
-        m_pes.push_back(std::move(pe));
+        m_pes.add(std::move(pe));
         m_ext.push_back(std::move(ext));
         m_noc_port.push_back(std::move(port));
     }
@@ -140,29 +137,8 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
 
 Chip::~Chip() = default;
 
-void Chip::start(const std::vector<size_t>& pes) {
-    m_running = pes;
-    for (size_t i : pes) m_pes.at(i)->core.start();
-}
-
-bool Chip::all_exited() const {
-    for (size_t i : m_running)
-        if (!m_pes[i]->exited) return false;
-    return !m_running.empty();
-}
-
-size_t Chip::iss_count() const {
-    size_t n = 0;
-    for (const auto& pe : m_pes) n += pe->core.iss_created() ? 1 : 0;
-    return n;
-}
-
 void Chip::write_summaries() {
-    for (auto& pe : m_pes) {
-        pe->console.flush();
-        pe->core.write_summary();
-        for (Peripheral* per : pe->peripherals()) per->write_summary();
-    }
+    m_pes.write_summaries();
     m_noc.write_summary();
     for (auto& d : m_dram) d->write_summary();
 }

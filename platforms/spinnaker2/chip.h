@@ -76,17 +76,17 @@ public:
 
     const ChipParams& params() const { return m_p; }
     size_t pe_count() const { return m_pes.size(); }
-    Pe& pe(size_t global_index) { return *m_pes.at(global_index); }
+    Pe& pe(size_t global_index) { return m_pes.at(global_index); }
     Noc& noc() { return m_noc; }
     DramCtrl& dram(unsigned dram_if) { return *m_dram.at(dram_if); }
     Memory& host() { return m_host; }
 
     // Starts the cores of the given PEs (loaded before); the simulation stops when all of them
     // have exited.
-    void start(const std::vector<size_t>& pes);
-    bool all_exited() const;
+    void start(const std::vector<size_t>& pes) { m_pes.start(pes); }
+    bool all_exited() const { return m_pes.all_exited(); }
     // Cores that have created an ISS (started cores only: idle PEs cost no ISS memory).
-    size_t iss_count() const;
+    size_t iss_count() const { return m_pes.iss_count(); }
     void write_summaries();
 
 private:
@@ -97,10 +97,9 @@ private:
     Noc m_noc;
     std::vector<std::unique_ptr<DramCtrl>> m_dram;
     Memory m_host;
-    std::vector<std::unique_ptr<Pe>> m_pes;
+    PeSet m_pes;
     std::vector<std::unique_ptr<Router>> m_ext;       // per PE: outbound to the NoC
     std::vector<std::unique_ptr<Router>> m_noc_port;  // per PE: inbound from the NoC
-    std::vector<size_t> m_running;
 };
 
 }  // namespace nmsim::spinnaker2

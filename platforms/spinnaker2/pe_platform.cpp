@@ -1,5 +1,6 @@
 #include "platforms/spinnaker2/pe_platform.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "models/common/sim_error.h"
@@ -88,6 +89,13 @@ void Pe::load(const arm::ElfImage& image) {
     core.set_image(&image);
 }
 
+void Pe::set_args(const std::vector<uint32_t>& words) {
+    if (words.size() > S2_ARGS_WORDS)
+        throw std::invalid_argument(std::string(name()) + ": " + std::to_string(words.size()) +
+                                    " argument words, the argument block holds " + std::to_string(S2_ARGS_WORDS));
+    if (!words.empty()) std::memcpy(sram.data() + S2_ARGS_BASE, words.data(), 4 * words.size());
+}
+
 PePlatform::PePlatform(sc_core::sc_module_name name, const PePlatformParams& p, uint64_t seed,
                        trace::Sink* sink, bool console_stdout)
     : sc_module(name),
@@ -104,25 +112,36 @@ PePlatform::PePlatform(sc_core::sc_module_name name, const PePlatformParams& p, 
         pe->dma.ext.bind(m_ext_bus.in);
         pe->core.map_bus_window(S2_EXT_BASE, static_cast<uint32_t>(p.ext.size.n));
         pe->signal.set_index(i);  // SELF; its sends fail: this platform has no NoC
-        pe->on_exit = [this] {
-            if (all_exited()) sc_core::sc_stop();
-        };
-        m_pes.push_back(std::move(pe));
+        m_pes.add(std::move(pe));
     }
 }
 
-void PePlatform::start(const std::vector<size_t>& pes) {
+Pe& PeSet::add(std::unique_ptr<Pe> pe) {
+    pe->on_exit = [this] {
+        if (all_exited()) sc_core::sc_stop();
+    };
+    m_pes.push_back(std::move(pe));
+    return *m_pes.back();
+}
+
+void PeSet::start(const std::vector<size_t>& pes) {
     m_running = pes;
     for (size_t i : pes) m_pes.at(i)->core.start();
 }
 
-bool PePlatform::all_exited() const {
+bool PeSet::all_exited() const {
     for (size_t i : m_running)
         if (!m_pes[i]->exited) return false;
     return !m_running.empty();
 }
 
-void PePlatform::write_summaries() {
+size_t PeSet::iss_count() const {
+    size_t n = 0;
+    for (const auto& pe : m_pes) n += pe->core.iss_created() ? 1 : 0;
+    return n;
+}
+
+void PeSet::write_summaries() {
     for (auto& pe : m_pes) {
         pe->console.flush();
         pe->core.write_summary();

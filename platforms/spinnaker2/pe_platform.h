@@ -108,6 +108,9 @@ public:
     // Copies the image's segments into SRAM (throws naming the file if one does not fit) and
     // gives the core its symbols.
     void load(const arm::ElfImage& image);
+    // Writes the host argument block (S2_ARGS_BASE) the firmware reads with s2_arg(i); throws
+    // std::invalid_argument beyond S2_ARGS_WORDS words.
+    void set_args(const std::vector<uint32_t>& words);
 
     // How the program ended: set by the host mailbox doorbell or semihosting exit.
     bool exited = false;
@@ -116,27 +119,45 @@ public:
     std::function<void()> on_exit;  // the platform's "all cores done?" check
 };
 
+// The PEs of a platform and the bookkeeping every platform shares: which cores were started, and
+// stopping the simulation once all of them have exited.
+class PeSet {
+public:
+    Pe& add(std::unique_ptr<Pe> pe);  // takes ownership and hooks its exit
+    Pe& at(size_t i) { return *m_pes.at(i); }
+    size_t size() const { return m_pes.size(); }
+    // Starts the cores of the given PEs (loaded before); the simulation stops when all of them
+    // have exited.
+    void start(const std::vector<size_t>& pes);
+    bool all_exited() const;
+    size_t iss_count() const;  // cores that created an ISS (started ones only)
+    void write_summaries();    // console flush, core and peripheral counters of every PE
+
+private:
+    std::vector<std::unique_ptr<Pe>> m_pes;
+    std::vector<size_t> m_running;
+};
+
 class PePlatform : public sc_core::sc_module {
 public:
     PePlatform(sc_core::sc_module_name name, const PePlatformParams& p, uint64_t seed,
                trace::Sink* sink, bool console_stdout);
 
     const PePlatformParams& params() const { return m_p; }
-    Pe& pe(size_t i) { return *m_pes.at(i); }
+    Pe& pe(size_t i) { return m_pes.at(i); }
     size_t pe_count() const { return m_pes.size(); }
     Memory& ext() { return m_ext; }
     Router& ext_bus() { return m_ext_bus; }
-    void write_summaries();
+    void write_summaries() { m_pes.write_summaries(); }
     // Starts the cores that have firmware; the simulation stops when all of them have exited.
-    void start(const std::vector<size_t>& pes);
-    bool all_exited() const;
+    void start(const std::vector<size_t>& pes) { m_pes.start(pes); }
+    bool all_exited() const { return m_pes.all_exited(); }
 
 private:
     PePlatformParams m_p;
     Memory m_ext;
     Router m_ext_bus;
-    std::vector<std::unique_ptr<Pe>> m_pes;
-    std::vector<size_t> m_running;
+    PeSet m_pes;
 };
 
 // Seed of PE `index` from the run's seed (each PE's PRNG gets its own stream).

@@ -577,11 +577,9 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
     for (auto& pc : checks)
         if (pc.op.accumulate) pc.c_old = bytes_of(L.buffers.at(pc.check->buffer));
     for (const auto& c : s.cores) {
-        uint8_t* args = plat.pe(c.pe).sram.data() + S2_ARGS_BASE;
-        for (size_t i = 0; i < c.args.size(); ++i) {
-            const uint32_t w = c.args[i].value ? *c.args[i].value : L.buffers.at(c.args[i].buffer).addr;
-            std::memcpy(args + 4 * i, &w, 4);
-        }
+        std::vector<uint32_t> words;
+        for (const auto& a : c.args) words.push_back(a.value ? *a.value : L.buffers.at(a.buffer).addr);
+        plat.pe(c.pe).set_args(words);
     }
 
     writer.start();

@@ -1,12 +1,10 @@
 #include "platforms/spinnaker2/run_elf.h"
 
-#include <cstring>
 #include <exception>
 #include <stdexcept>
 
 #include "models/common/sim_error.h"
 #include "models/common/sim_kernel.h"
-#include "nmsim/hw/spinnaker2/pe_map.h"
 #include "platforms/spinnaker2/pe_platform.h"
 #include "platforms/spinnaker2/run.h"
 
@@ -26,11 +24,7 @@ ElfRunResult run_elf(const std::string& elf_path, const std::vector<std::string>
             s.params.push_back(scenario::ParamOverride{kv.substr(0, eq), kv.substr(eq + 1), {"--set", 0, 0}});
         }
         p = resolve_params(s, nullptr);
-    } catch (const scenario::ScenarioError& e) {
-        r.error = true;
-        r.message = e.what();
-        return r;
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // scenario::ScenarioError included
         r.error = true;
         r.message = e.what();
         return r;
@@ -40,8 +34,7 @@ ElfRunResult run_elf(const std::string& elf_path, const std::vector<std::string>
         PePlatform plat("s2", p, 1, nullptr, false);
         Pe& pe = plat.pe(0);
         pe.load(image);
-        if (args.size() > S2_ARGS_WORDS) throw std::runtime_error("more than S2_ARGS_WORDS arguments");
-        if (!args.empty()) std::memcpy(pe.sram.data() + S2_ARGS_BASE, args.data(), 4 * args.size());
+        pe.set_args(args);
         plat.start({0});
         sc_core::sc_start(sc_core::sc_time(static_cast<double>(p.sim.max_time.ps), sc_core::SC_PS));
         pe.console.flush();

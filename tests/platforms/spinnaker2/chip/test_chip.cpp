@@ -175,13 +175,10 @@ TEST_F(ChipTest, PingPongThroughDramAndSignalsOnTheFullChip) {
     const arm::ElfImage pong = arm::ElfImage::load(kFw + "/chip_pong.elf");
     const uint32_t len = 256, dram_off = 0x1000;
     const uint32_t dram = s2_dram_global_addr(1, dram_off);
-    auto args = [](Pe& pe, std::vector<uint32_t> a) {
-        std::memcpy(pe.sram.data() + S2_ARGS_BASE, a.data(), 4 * a.size());
-    };
     chip.pe(0).load(ping);
-    args(chip.pe(0), {5, dram, len});
+    chip.pe(0).set_args({5, dram, len});
     chip.pe(5).load(pong);
-    args(chip.pe(5), {len});
+    chip.pe(5).set_args({len});
     chip.start({0, 5});
     sc_core::sc_start(sc_time(1, sc_core::SC_MS));
 
