@@ -31,6 +31,26 @@ static inline void s2_irq_priority(unsigned irq, unsigned prio) { S2_NVIC_IPR_BY
 static inline void s2_wfi(void) { __asm volatile("wfi" ::: "memory"); }
 static inline void s2_enable_interrupts(void) { __asm volatile("cpsie i" ::: "memory"); }
 static inline void s2_disable_interrupts(void) { __asm volatile("cpsid i" ::: "memory"); }
+/* Sleeps in WFI until an interrupt handler has advanced *counter to at least `target` (compared
+ * modulo 2^32, so counters may wrap) and returns the number of wake-ups. PRIMASK is set around
+ * each check and WFI so that an interrupt between them still ends the sleep (ARMv7-M: WFI wakes
+ * on a pending interrupt even while PRIMASK masks it); handlers run when interrupts are enabled
+ * again after each wake-up. Returns with interrupts enabled. */
+static inline uint32_t s2_sleep_until(const volatile uint32_t *counter, uint32_t target) {
+    uint32_t wakeups = 0;
+    s2_disable_interrupts();
+    while ((int32_t)(*counter - target) < 0) {
+        s2_wfi();
+        ++wakeups;
+        s2_enable_interrupts();
+        __asm volatile("isb" ::: "memory");
+        s2_disable_interrupts();
+    }
+    s2_enable_interrupts();
+    __asm volatile("dmb" ::: "memory");
+    return wakeups;
+}
+
 /* Cycle counter (DWT CYCCNT): enabled by s2_cycles_start(). */
 static inline void s2_cycles_start(void) { S2_DWT_CYCCNT = 0; S2_DWT_CTRL |= 1u; }
 static inline uint32_t s2_cycles(void) { return S2_DWT_CYCCNT; }

@@ -25,16 +25,4 @@ void rx_init(void) {
     s2_irq_enable(S2_IRQ_SIGNAL);
 }
 
-/* PRIMASK is set around the check and WFI so that a word arriving between them still ends the
- * sleep (ARMv7-M: WFI wakes on a pending interrupt even while PRIMASK masks it). */
-void rx_wait(uint32_t count) {
-    s2_disable_interrupts();
-    while (rx_count < count) {
-        s2_wfi();
-        s2_enable_interrupts();
-        __asm volatile("isb" ::: "memory");
-        s2_disable_interrupts();
-    }
-    s2_enable_interrupts();
-    __asm volatile("dmb" ::: "memory");
-}
+void rx_wait(uint32_t count) { s2_sleep_until(&rx_count, count); }

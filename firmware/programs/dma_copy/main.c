@@ -18,19 +18,9 @@ void DMA_IRQHandler(void) {
     g_irq_count = g_irq_count + 1u;
 }
 
-/* Waits for the next DMA interrupt. PRIMASK is set around the check and WFI so that an interrupt
- * arriving between them still ends the sleep (ARMv7-M: WFI wakes on a pending interrupt even while
- * PRIMASK masks it); the handler then runs once interrupts are enabled again. */
+/* Waits for the next DMA interrupt (the handler counts it) and returns the STATUS it saw. */
 static uint32_t wait_irq(uint32_t count_before) {
-    s2_disable_interrupts();
-    while (g_irq_count == count_before) {
-        s2_wfi();
-        s2_enable_interrupts();
-        __asm volatile("isb" ::: "memory");
-        s2_disable_interrupts();
-    }
-    s2_enable_interrupts();
-    __asm volatile("dmb" ::: "memory");
+    s2_sleep_until(&g_irq_count, count_before + 1u);
     return g_irq_status;
 }
 

@@ -117,22 +117,8 @@ __attribute__((naked)) void TIMER1_IRQHandler(void) {
         "b timer1_body\n");
 }
 
-/* Sleeps until timer0 has ticked `n` times. PRIMASK is set around the check and WFI so that a
- * tick between them still ends the sleep (ARMv7-M: WFI wakes on a pending interrupt even while
- * PRIMASK masks it); handlers run when interrupts are enabled after each wake-up. */
-static uint32_t sleep_until_ticks(uint32_t n) {
-    uint32_t wakeups = 0;
-    s2_disable_interrupts();
-    while (g_t0_ticks < n) {
-        s2_wfi();
-        ++wakeups;
-        s2_enable_interrupts();
-        __asm volatile("isb" ::: "memory");
-        s2_disable_interrupts();
-    }
-    s2_enable_interrupts();
-    return wakeups;
-}
+/* Sleeps until timer0 has ticked `n` times; returns the number of wake-ups. */
+static uint32_t sleep_until_ticks(uint32_t n) { return s2_sleep_until(&g_t0_ticks, n); }
 
 /* Ends a check's line with its verdict. */
 static int report(int ok) {
