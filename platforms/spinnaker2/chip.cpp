@@ -12,10 +12,6 @@ namespace nmsim::spinnaker2 {
 
 namespace {
 
-sc_core::sc_time to_sc(Time t) {
-    return sc_core::sc_time(static_cast<double>(t.ps), sc_core::SC_PS);
-}
-
 constexpr uint64_t kExtEnd = 0xE0000000u;  // the off-PE window ends where the peripherals begin
 constexpr uint64_t kExtSize = kExtEnd - S2_EXT_BASE;
 constexpr uint64_t kPeWindow = uint64_t{1} << S2_PE_GLOBAL_OFFSET_BITS;
@@ -96,13 +92,14 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
     : sc_module(name),
       m_p(checked(p)),
       m_noc("noc", noc_params(p), sink),
-      m_host("host", p.host.buffer_size.n, to_sc(p.host.latency), p.host.bandwidth) {
+      m_host("host", p.host, sink) {
     for (uint32_t k = 0; k < S2_DRAM_IF_COUNT; ++k) {
         m_dram.push_back(
             std::make_unique<DramCtrl>(("dram" + std::to_string(k)).c_str(), dram_params(p), sink));
         m_noc.out[m_noc.dram_endpoint(k).value].bind(m_dram.back()->tgt);
     }
     m_noc.out[m_noc.host_endpoint().value].bind(m_host.tgt);
+    m_host.init.bind(m_noc.in[m_noc.host_endpoint().value]);  // global addresses: no offset
 
     const uint32_t n_pes = p.qpe_count * S2_NOC_PES_PER_QPE;
     const std::vector<uint32_t> levels = parse_perf_levels(p.perf_levels, n_pes, p.pe.perf_level);
@@ -117,7 +114,11 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
         auto ext = std::make_unique<Router>((pname + "_ext").c_str());
         auto port = std::make_unique<Router>((pname + "_noc_port").c_str());
 
-        pe->bus.map(ext->in, S2_EXT_BASE, kExtSize, "noc");
+        auto core_ext = std::make_unique<Router>(
+            (pname + "_core_ext").c_str(),
+            sc_core::sc_time(static_cast<double>(p.core_ext_latency.ps), sc_core::SC_PS));
+        pe->bus.map(core_ext->in, S2_EXT_BASE, kExtSize, "noc");
+        core_ext->map(ext->in, 0, kExtSize, "noc");
         pe->core.map_bus_window(S2_EXT_BASE, static_cast<uint32_t>(kExtSize));
         pe->dma.ext.bind(ext->in);
         pe->signal.tx.bind(ext->in);
@@ -131,6 +132,7 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
 
         m_pes.add(std::move(pe));
         m_ext.push_back(std::move(ext));
+        m_core_ext.push_back(std::move(core_ext));
         m_noc_port.push_back(std::move(port));
     }
 }
@@ -141,6 +143,7 @@ void Chip::write_summaries() {
     m_pes.write_summaries();
     m_noc.write_summary();
     for (auto& d : m_dram) d->write_summary();
+    m_host.write_summary();
 }
 
 }  // namespace nmsim::spinnaker2

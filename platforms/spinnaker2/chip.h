@@ -14,8 +14,9 @@
 // DRAM: one DramCtrl per interface, each a single channel (dram.channels must be 2, the two NoC
 // DRAM endpoints, and interleave 0: the NoC splits the interfaces by address). Each controller
 // serves dram.size / 2 bytes at the offsets the NoC delivers (offset inside its interface).
-// Host: a Memory behind the host endpoint (window S2_HOST_GLOBAL_BASE) with the host link's
-// latency and bandwidth, standing for the host-side buffer of the Ethernet bridge.
+// Host: a HostLink on the host endpoint, both ways: its `init` drives noc.in[host] with global
+// addresses (no address offset), noc.out[host] reaches its host-side buffer (window
+// S2_HOST_GLOBAL_BASE). The host program uses host().write/read/signal.
 #pragma once
 
 #include <systemc>
@@ -24,27 +25,14 @@
 #include <string>
 #include <vector>
 
-#include "models/common/memory.h"
 #include "models/common/param.h"
 #include "models/common/router.h"
 #include "models/spinnaker2/dram/dram_ctrl.h"
+#include "models/spinnaker2/hostlink/host_link.h"
 #include "models/spinnaker2/noc/noc.h"
 #include "platforms/spinnaker2/pe_platform.h"
 
 namespace nmsim::spinnaker2 {
-
-struct HostLinkParams {
-    NMSIM_PARAMSET(HostLinkParams);
-    NMSIM_PARAM(double, bandwidth, 125e6, "B/s", range(1e3, 1e12),
-                "host link data rate (applied per access to the host endpoint)",
-                "public-hardware-facts.md A5: 1 Gbit/s UDP Ethernet per chip [2nd]");
-    NMSIM_PARAM(Time, latency, Time::from_us(20), "", range(0, 1e12),
-                "latency per access to the host endpoint (one way through the Ethernet bridge)",
-                "assumed: order of a LAN UDP round trip half; not public");
-    NMSIM_PARAM(Bytes, buffer_size, Bytes{64 * 1024}, "", range(4096, 512.0 * 1024 * 1024),
-                "host-side buffer the chip reaches at S2_HOST_GLOBAL_BASE (multiple of 4 KiB)",
-                "assumed: simulator choice, room for result blocks; not a hardware quantity");
-};
 
 struct ChipParams {
     NMSIM_PARAMSET(ChipParams);
@@ -52,6 +40,11 @@ struct ChipParams {
                 "QPEs built: the first qpe_count of the QUAD_MAP order (fewer for small runs)",
                 "public-hardware-facts.md A1: QUAD_MAP, 38 QPEs = 152 PEs [SW]");
     NMSIM_GROUP(PeParams, pe, "processing element (all PEs; perf_levels overrides the level per PE)");
+    NMSIM_PARAM(Time, core_ext_latency, Time::from_ns(275), "", range(0, 1e8),
+                "extra latency of each core load/store to the off-PE window (DRAM, other PEs' "
+                "SRAM, host): the core's path into the NoC, not taken by the DMA",
+                "calibrated against seed 000 Table II (setup row, 12 us with 8 workers) together "
+                "with pe.dma.setup_cycles (softmax row), docs/calibration.md; not public");
     NMSIM_PARAM(std::string, perf_levels, "", "", any(),
                 "per-PE performance levels over pe.perf_level: 'PE:level' or 'FIRST-LAST:level', "
                 "comma separated, e.g. '0:1,8-15:0'",
@@ -79,7 +72,7 @@ public:
     Pe& pe(size_t global_index) { return m_pes.at(global_index); }
     Noc& noc() { return m_noc; }
     DramCtrl& dram(unsigned dram_if) { return *m_dram.at(dram_if); }
-    Memory& host() { return m_host; }
+    HostLink& host() { return m_host; }
 
     // Starts the cores of the given PEs (loaded before); the simulation stops when all of them
     // have exited.
@@ -96,9 +89,10 @@ private:
     ChipParams m_p;
     Noc m_noc;
     std::vector<std::unique_ptr<DramCtrl>> m_dram;
-    Memory m_host;
+    HostLink m_host;
     PeSet m_pes;
     std::vector<std::unique_ptr<Router>> m_ext;       // per PE: outbound to the NoC
+    std::vector<std::unique_ptr<Router>> m_core_ext;  // per PE: the core's path into m_ext
     std::vector<std::unique_ptr<Router>> m_noc_port;  // per PE: inbound from the NoC
 };
 

@@ -17,6 +17,8 @@
 #include "models/common/sim_kernel.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 #include "nmsim/trace/hdf5_writer.h"
+#include "platforms/spinnaker2/run_chip.h"
+#include "platforms/spinnaker2/run_common.h"
 #include "tools/reference/int_ops.h"
 
 #ifndef NMSIM_VERSION
@@ -33,28 +35,14 @@ using scenario::Origin;
 using scenario::Scenario;
 using scenario::ScenarioError;
 
+using namespace detail;
+
 namespace {
 
 constexpr uint32_t kStackReserve = 0x1000;  // link.ld's _min_stack
 constexpr uint32_t kAlign = 16;             // buffer alignment (MLA and DMA friendly)
 
-std::string hex32(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%08llx", static_cast<unsigned long long>(v));
-    return b;
-}
-
 uint32_t align_up(uint64_t v, uint32_t a) { return static_cast<uint32_t>((v + a - 1) / a * a); }
-
-std::string unit_of(const ParamEntry& e) {
-    switch (e.type) {
-        case ParamType::time: return "s";
-        case ParamType::frequency: return "Hz";
-        case ParamType::bytes: return "B";
-        case ParamType::voltage: return "V";
-        default: return e.unit;
-    }
-}
 
 // --- deterministic data ----------------------------------------------------------------------
 
@@ -426,78 +414,23 @@ CheckOutcome evaluate(const PreparedCheck& pc, const Layout& L) {
     return o;
 }
 
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    char b[32];
-    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return b;
-}
-
-std::string fmt(double v, int prec) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(prec) << v;
-    return o.str();
-}
-
-std::string grouped(uint64_t v) {
-    std::string s = std::to_string(v);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-    return s;
-}
-
 }  // namespace
 
 PePlatformParams resolve_params(const Scenario& s, std::vector<ParamValue>* rows) {
-    PePlatformParams p;
-    auto flat = flatten(p);
-    std::map<std::string, const FlatParam*> by_path;
-    std::vector<std::string> paths;
-    for (const auto& f : flat) {
-        by_path[f.path] = &f;
-        paths.push_back(f.path);
-    }
-    std::map<std::string, Origin> origin;
-    std::vector<ConfigError> errors;
-    for (const auto& ov : s.params) {
-        auto it = by_path.find(ov.path);
-        if (it == by_path.end()) {
-            std::string msg = "unknown parameter of platform " + s.platform_kind;
-            const std::string near = closest_match(ov.path, paths);
-            if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
-            msg += "; `nmsim params spinnaker2` lists them";
-            errors.push_back(ConfigError{ov.origin, ov.path, msg});
-            continue;
-        }
-        std::string err;
-        if (!it->second->set(ov.value, err)) {
-            errors.push_back(ConfigError{ov.origin, ov.path, err});
-            continue;
-        }
-        origin[ov.path] = ov.origin;
-    }
-    auto origin_of = [&](const std::string& path) {
-        auto it = origin.find(path);
-        return it == origin.end() ? Origin{"default", 0, 0} : it->second;
-    };
-    if (p.pe.sram_size.n % 4096 != 0)
-        errors.push_back(ConfigError{origin_of("pe.sram_size"), "pe.sram_size", "must be a multiple of 4 KiB"});
-    if (p.ext.size.n % 4096 != 0)
-        errors.push_back(ConfigError{origin_of("ext.size"), "ext.size", "must be a multiple of 4 KiB"});
-    if (!errors.empty()) throw ScenarioError(errors);
-    if (rows) {
-        rows->clear();
-        for (const auto& f : flat) {
-            const Origin o = origin_of(f.path);
-            rows->push_back(ParamValue{f.path, f.get(), unit_of(*f.entry), param_type_name(f.entry->type),
-                                       o.file == "default" ? "default" : o.str(), f.entry->source, f.entry->doc});
-        }
-        std::sort(rows->begin(), rows->end(), [](const ParamValue& a, const ParamValue& b) { return a.path < b.path; });
-    }
-    return p;
+    return detail::resolve_paramset<PePlatformParams>(
+        s,
+        [](const PePlatformParams& p, const detail::OriginOf& origin_of, std::vector<ConfigError>& errors) {
+            if (p.pe.sram_size.n % 4096 != 0)
+                errors.push_back(ConfigError{origin_of("pe.sram_size"), "pe.sram_size", "must be a multiple of 4 KiB"});
+            if (p.ext.size.n % 4096 != 0)
+                errors.push_back(ConfigError{origin_of("ext.size"), "ext.size", "must be a multiple of 4 KiB"});
+        },
+        rows);
 }
 
 RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out, std::ostream& err) {
     const auto wall0 = std::chrono::steady_clock::now();
+    if (s.platform_kind == "spinnaker2_chip") return run_chip_scenario(s, o, out, err);
     if (s.platform_kind != "spinnaker2_pe")
         throw std::runtime_error(s.path + ": platform kind \"" + s.platform_kind + "\" is not available in this build");
     std::vector<ParamValue> rows;
@@ -553,18 +486,8 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
     }
     r.trace_path = !o.trace_path.empty() ? o.trace_path : !s.trace.file.empty() ? s.trace.file : s.name + ".h5";
     fresh_sim_kernel();
-    trace::RunInfo info;
-    info.simulator_version = NMSIM_VERSION;
-    info.scenario_path = s.path;
-    info.scenario_name = s.name;
-    info.platform = s.platform_kind;
-    info.argv = o.argv;
-    info.created_utc = utc_now();
-    info.seed = s.seed;
-    trace::Hdf5Writer writer(r.trace_path, info, s.trace.events);
-    std::vector<trace::ParamRow> prow;
-    for (const auto& v : rows) prow.push_back(trace::ParamRow{v.path, v.value, v.unit, v.type, v.origin, v.source, v.doc});
-    writer.set_config(scenario::dump(s), prow);
+    trace::Hdf5Writer writer(r.trace_path, run_info(s, o), s.trace.events);
+    writer.set_config(scenario::dump(s), param_rows(rows));
 
     PePlatform plat("s2", p, s.seed, &writer, s.trace.console_stdout && !o.quiet);
     for (size_t pe : pes) plat.pe(pe).load(*images[pe]);

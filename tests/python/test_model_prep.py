@@ -24,8 +24,8 @@ import qdq  # noqa: E402
 
 N_CHECK = 100
 COMPUTE_SEQ = {
-    "mlp": ["Gemm", "Relu", "Gemm", "Relu", "Gemm"],
-    "cnn": ["Conv", "Relu", "MaxPool", "Conv", "Relu", "MaxPool", "Flatten", "Gemm"],
+    "mlp": ["Gemm", "Relu", "Gemm", "Relu", "Gemm", "Softmax"],
+    "cnn": ["Conv", "Relu", "MaxPool", "Conv", "Relu", "MaxPool", "Flatten", "Gemm", "Softmax"],
 }
 WEIGHT_SHAPES = {
     "mlp": [[512, 784], [256, 512], [16, 256]],
@@ -108,7 +108,19 @@ def test_qdq_structure(kind, summary):
         if nxt[0].op_type == "Relu":
             assert [c.op_type for c in consumers[nxt[0].output[0]]] == ["QuantizeLinear"]
     assert shapes == WEIGHT_SHAPES[kind]
-    assert g.output[0].name == "logits" and producer["logits"].op_type == "DequantizeLinear"
+    # the softmax head: DQ(logits) -> Softmax(axis=-1) -> Q(2^-7, int8 0) -> DQ -> probabilities
+    m = summary["models"][kind]
+    out = g.output[0].name
+    assert out == m["output"] == "probabilities"
+    assert producer["logits"].op_type == "DequantizeLinear"
+    sm = consumers["logits"]
+    assert [n.op_type for n in sm] == ["Softmax"] and sm[0].name == m["softmax_head"]["node"]
+    assert helper.get_attribute_value(sm[0].attribute[0]) == -1
+    q = consumers[sm[0].output[0]]
+    assert [n.op_type for n in q] == ["QuantizeLinear"]
+    assert float(inits[q[0].input[1]]) == 2.0**-7 == 2.0**-m["output_exponent"]
+    assert producer[out].op_type == "DequantizeLinear" and producer[out].input[0] == q[0].output[0]
+    assert [d.dim_value for d in g.output[0].type.tensor_type.shape.dim] == m["output_shape"]
 
 
 @pytest.mark.parametrize("kind", ["mlp", "cnn"])
@@ -120,6 +132,10 @@ def test_summary_matches_files(kind, summary):
     k_in, layers = int_reference.lower(_load(kind))
     assert k_in == summary["test_subset"]["image_exponent"] == 7
     assert [L.name for L in layers] == [d["name"] for d in m["layers"]]
+    assert layers[-1].op == "Softmax" and layers[-1].k_y == m["output_exponent"] == 7
+    assert layers[-1].k_x == m["logits_exponent"] == m["tensor_exponents"]["logits"]
+    for key in ("reference_logits", "float_predictions"):
+        assert (MODELS / m[key]).stat().st_size == 1000 * (16 if key == "reference_logits" else 1)
     for L, d in zip(layers, m["layers"]):
         assert (L.k_x, L.k_y) == (d["k_x"], d["k_y"])
         if L.op in ("Gemm", "Conv"):
@@ -134,7 +150,9 @@ def test_integer_reference_reproduces_summary(kind, summary, test_images):
     m = summary["models"][kind]
     x, y = test_images
     x = x[:N_CHECK * 784].reshape(INPUT_SHAPE[kind])
-    _, layers = int_reference.lower(_load(kind))
+    _, all_layers = int_reference.lower(_load(kind))
+    layers = int_reference.without_softmax_head(all_layers)
+    assert len(layers) == len(all_layers) - 1
     logits = int_reference.run(layers, x)
     assert logits.dtype == np.int8 and logits.shape == (N_CHECK, 16)
     pred = int_reference.predict(logits)
@@ -155,12 +173,18 @@ def test_integer_reference_matches_float_graph_evaluation(kind, test_images):
     x, _ = test_images
     x_q = x[:N_CHECK * 784].reshape(INPUT_SHAPE[kind])
     x_f = x_q.astype(np.float64) * 2.0**-7
-    _, layers = int_reference.lower(model)
+    _, all_layers = int_reference.lower(model)
+    layers = int_reference.without_softmax_head(all_layers)
     ref = int_reference.run(layers, x_q)
     k_out = layers[-1].k_y
-    half_up = onnx_eval.run(model, {"input": x_f}, rounding="half_up")["logits"]
+    env_up = onnx_eval.run(model, {"input": x_f}, rounding="half_up", keep_all=True)
+    half_up = env_up["logits"]
     np.testing.assert_array_equal(np.rint(half_up * 2.0**k_out).astype(np.int8), ref)
-    half_even = onnx_eval.run(model, {"input": x_f})["logits"]
+    # the softmax head in double precision, with the same rounding: bit-exact too
+    probs = int_reference.run(all_layers, x_q)
+    np.testing.assert_array_equal(np.rint(env_up["probabilities"] * 128).astype(np.int8), probs)
+    assert (probs >= 0).all() and (np.abs(probs.astype(int).sum(1) - 128) <= 8).all()
+    half_even = onnx_eval.run(model, {"input": x_f}, keep_all=True)["logits"]
     assert np.abs(half_even * 2.0**k_out - ref).max() <= 2
     assert np.mean(np.argmax(half_even, 1) == int_reference.predict(ref)) >= 0.97
 
@@ -257,3 +281,35 @@ def test_quantise_small_graph():
     want = onnx_eval.run(fmodel, {"input": x})["logits"]
     assert np.abs(out - want).max() < 0.1 * np.abs(want).max()
     assert np.mean(out.argmax(1) == want.argmax(1)) > 0.9
+
+
+def test_softmax_q_and_head_helpers():
+    """softmax_q against a direct computation; add_softmax_head on a small QDQ graph keeps the
+    logits and appends the documented head; the head is rejected twice."""
+    x = np.array([[0, 0], [10, -10], [3, 2]], np.int8)
+    got = int_reference.softmax_q(x, 2, 7)
+    p = np.exp(x / 4.0) / np.exp(x / 4.0).sum(1, keepdims=True)
+    np.testing.assert_array_equal(got, np.minimum(np.floor(p * 128 + 0.5), 127))
+    assert got[0].tolist() == [64, 64] and got[1, 0] == 127
+    rng = np.random.default_rng(4)
+    w = rng.normal(0, 0.3, (16, 20))
+    inits = [numpy_helper.from_array(w.astype(np.float32), "w"),
+             numpy_helper.from_array(np.zeros(16, np.float32), "b")]
+    nodes = [helper.make_node("Gemm", ["input", "w", "b"], ["logits"], transB=1, name="/0/Gemm")]
+    fl = onnx.TensorProto.FLOAT
+    graph = helper.make_graph(nodes, "t", [helper.make_tensor_value_info("input", fl, [1, 20])],
+                              [helper.make_tensor_value_info("logits", fl, [1, 16])], inits)
+    fmodel = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    xin = rng.uniform(0, 1, (50, 20)).astype(np.float32)
+    qmodel, _ = qdq.quantise(fmodel, xin, 7)
+    head_model, head = qdq.add_softmax_head(qmodel)
+    assert head["name"] == "/1/Softmax" and head["k_y"] == 7 and head["output"] == "probabilities"
+    assert [n.op_type for n in head_model.graph.node][-3:] == \
+        ["Softmax", "QuantizeLinear", "DequantizeLinear"]
+    a = onnx_eval.run(qmodel, {"input": xin})["logits"]
+    env = onnx_eval.run(head_model, {"input": xin}, keep_all=True)
+    np.testing.assert_array_equal(env["logits"], a)
+    k_in, layers = int_reference.lower(head_model)
+    assert [L.op for L in layers] == ["Gemm", "Softmax"] and layers[1].k_x == head["k_x"]
+    with pytest.raises(ValueError):
+        qdq.add_softmax_head(head_model)

@@ -161,7 +161,8 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
     off = align_up(off + 4ull * num_workers);
     const uint64_t time_off = off;
     const uint64_t time_size =
-        uint64_t{8} * (num_layers + 2ull + uint64_t{num_workers} * num_layers);
+        sizeof(s2_dnn_interval_t) * (num_layers + 2ull) +
+        sizeof(s2_dnn_worker_time_t) * uint64_t{num_workers} * num_layers;
     off = align_up(off + time_size);
     for (LayerPlan& p : plans) {
         const LayerTiling& t = tiling[p.graph_index];
@@ -305,6 +306,8 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
             c.shift = static_cast<uint32_t>(l.shift);
             c.flags = (l.relu ? S2_DNN_FLAG_RELU : 0u) | (l.bias ? S2_DNN_FLAG_BIAS : 0u);
             c.time_slot = s2_dnn_time_worker(img.time_addr, num_layers, w, li);
+            c.type = layer_type(l.kind);
+            c.layer = li;
             c.in_exponent = static_cast<uint32_t>(l.in_exponents.empty() ? 0 : l.in_exponents[0]);
             c.out_exponent = static_cast<uint32_t>(l.out_exponent);
             if (is_window(l.kind)) {
@@ -487,7 +490,7 @@ DecodedImage decode_image(const std::vector<uint8_t>& bytes, uint32_t base) {
                     }
                 }
             }
-            r.check(c.time_slot, sizeof(s2_dnn_interval_t), "worker time slot", false);
+            r.check(c.time_slot, sizeof(s2_dnn_worker_time_t), "worker time slot", false);
             dl.workers.push_back(std::move(dw));
         }
         d.layers.push_back(std::move(dl));

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "nmsim/hw/spinnaker2/dnn_image.h"
+
 namespace nmsim::compiler {
 namespace {
 
@@ -667,6 +669,12 @@ private:
         int64_t axis = attr_int(n, "axis", -1);
         if (axis < 0) axis += rank;
         if (axis != rank - 1) fail(n, idx, "only softmax over the last axis is supported");
+        // The worker's integer softmax (dnn_image.h) shifts x - max into s16.15: 2^(15 - k_in).
+        if (a.exponent < 0 || a.exponent > S2_DNN_SOFTMAX_MAX_IN_EXPONENT)
+            fail(n, idx,
+                 "input exponent " + std::to_string(a.exponent) + " outside 0.." +
+                     std::to_string(S2_DNN_SOFTMAX_MAX_IN_EXPONENT) +
+                     " (the integer softmax needs x * 2^(15 - k_in))");
         l.out_shape = l.in_shapes[0];
         set_output(n, new_layer(std::move(l)));
     }
@@ -700,6 +708,14 @@ private:
                     l.shift = k_in + log2 - l.out_exponent;
                     break;
                 }
+                case LayerKind::softmax:
+                    // y = e * 2^k_out / sum e with e <= 2^15 must fit 32 bits (dnn_image.h).
+                    if (l.out_exponent < 0 || l.out_exponent > S2_DNN_SOFTMAX_MAX_OUT_EXPONENT)
+                        throw CompileError(where + ": output exponent " +
+                                           std::to_string(l.out_exponent) + " outside 0.." +
+                                           std::to_string(S2_DNN_SOFTMAX_MAX_OUT_EXPONENT) +
+                                           " (the integer softmax's range)");
+                    break;
                 case LayerKind::maxpool:
                 case LayerKind::flatten:
                     if (l.out_exponent != k_in)

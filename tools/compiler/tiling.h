@@ -28,7 +28,7 @@ struct TilingTarget {
     // (the scheduler triggers and collects workers one by one; parts run in parallel)
     double clock_hz = 150e6;          // PE clock: facts A2, 150 MHz at 0.5 V; to be calibrated
     double dram_bytes_per_s = 1.6e9;  // "DRAM BW 16 B * 100 MHz" [SW] (facts A4); to be calibrated
-    uint32_t mla_fetch_bytes_per_cycle = 16;      // as MlaParams::fetch_bytes_per_cycle
+    uint32_t mla_fetch_bytes_per_cycle = 6;       // as MlaParams::fetch_bytes_per_cycle
     uint32_t mla_writeback_bytes_per_cycle = 16;  // as MlaParams::writeback_bytes_per_cycle
     uint32_t mla_startup_cycles = 16;             // as MlaParams::startup_cycles
     double worker_overhead_s = 1e-6;  // assumed: trigger + completion signal per worker; calibrate

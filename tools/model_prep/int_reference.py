@@ -8,7 +8,12 @@ computes it:
     y_q = saturate_int8(y)                          shift = k_x + k_w - k_y, scale 2^-k
 
 MaxPool runs on the int8 values (exact, the scale is unchanged), Flatten reshapes NCHW -> [N, C*H*W]
-(channel-major, as ONNX). The accumulator must fit the accelerator's width: `lower()` records the
+(channel-major, as ONNX). A final Softmax head (logits DQ -> Softmax -> Q -> DQ -> graph output,
+qdq.add_softmax_head) becomes a "Softmax" layer; run() computes it in double precision,
+min(127, floor(2^k_y * softmax + 1/2)), which is within 1 LSB of, but not bit-exact with, the
+chip's integer softmax on the PE's EXP unit (firmware/include/nmsim/hw/spinnaker2/dnn_image.h;
+the bit-exact host reference is tools/compiler/graph_reference.h). without_softmax_head() gives
+the layers up to the logits, which are bit-exact. The accumulator must fit the accelerator's width: `lower()` records the
 largest |acc| seen so callers can check it against pe.mla.acc_bits.
 
 lower() reads the QDQ graph back from the ONNX file (it does not use the quantiser's data), so it
@@ -122,6 +127,12 @@ def lower(model):
             layers.append(Layer(node.op_type, name=node.name, b=b.astype(np.int64), relu=relu,
                                 k_x=k_cur, k_w=k_w, k_y=k_y, shift=k_cur + k_w - k_y,
                                 max_abs_acc=0, **kw))
+        elif node.op_type == "Softmax":
+            if at.get("axis", -1) not in (-1, len(g.output[0].type.tensor_type.shape.dim) - 1):
+                raise ValueError(f"{node.name}: only softmax over the last axis")
+            q = only_consumer(node.output[0], "QuantizeLinear")
+            k_y = qparams(q, np.int8)
+            layers.append(Layer("Softmax", name=node.name, k_x=k_cur, k_y=k_y))
         elif node.op_type in ("MaxPool", "Flatten"):
             q = only_consumer(node.output[0], "QuantizeLinear")
             k_y = qparams(q, np.int8)
@@ -186,11 +197,28 @@ def run(layers, x_q):
             axis = L.attrs.get("axis", 1)
             x = x.reshape(int(np.prod(x.shape[:axis])), -1)
             continue
+        elif L.op == "Softmax":
+            x = softmax_q(x, L.k_x, L.k_y)
+            continue
         else:
             raise ValueError(L.op)
         L.max_abs_acc = max(L.max_abs_acc, int(np.abs(acc).max()))
         x = requantise(acc, L.shift, L.relu)
     return x
+
+
+def softmax_q(x_q, k_x, k_y):
+    """Double-precision int8 softmax over the last axis: min(127, floor(2^k_y * p + 1/2)) of
+    p = softmax(x_q * 2^-k_x). Within 1 LSB of the chip's integer softmax, not bit-exact."""
+    x = np.asarray(x_q, np.float64) * 2.0**-k_x
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    return np.minimum(np.floor(p * 2.0**k_y + 0.5), 127).astype(np.int8)
+
+
+def without_softmax_head(layers):
+    """The layers up to the logits: `layers` without a final Softmax layer."""
+    return layers[:-1] if layers and layers[-1].op == "Softmax" else layers
 
 
 def predict(logits_q):

@@ -1,5 +1,6 @@
 """A small float64 evaluator of ONNX graphs, for the operators the model preparation uses:
-Gemm, Conv, Relu, MaxPool, Flatten, QuantizeLinear, DequantizeLinear (opset 13 semantics).
+Gemm, Conv, Relu, MaxPool, Flatten, Softmax, QuantizeLinear, DequantizeLinear (opset 13
+semantics).
 
 Debian's python3-onnx 1.12 has no reference evaluator and there is no onnxruntime, so this one
 runs the float graph (to check the PyTorch export and to calibrate) and the QDQ graph (ONNX
@@ -110,6 +111,10 @@ def run(model, inputs, rounding="half_even", keep_all=False):
             axis = _attrs(node).get("axis", 1)
             x = args[0]
             out = x.reshape(int(np.prod(x.shape[:axis])), -1)
+        elif op == "Softmax":  # opset 13: over one axis, default the last
+            x = args[0].astype(np.float64)
+            e = np.exp(x - x.max(axis=_attrs(node).get("axis", -1), keepdims=True))
+            out = e / e.sum(axis=_attrs(node).get("axis", -1), keepdims=True)
         elif op == "QuantizeLinear":
             x, scale = args[0].astype(np.float64), float(args[1])
             zp = args[2] if len(args) > 2 and args[2] is not None else np.uint8(0)

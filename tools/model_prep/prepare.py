@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Regenerate the committed Fashion-MNIST models of scenarios/models/ (see README.md here):
 train the 784-512-256-16 MLP and a small CNN (CPU, fixed seed), export both to ONNX, quantise to
-int8 power-of-two QDQ, and evaluate the float model, the QDQ graph (ONNX semantics) and the
-integer reference on the test set.
+int8 power-of-two QDQ, append the softmax head (qdq.add_softmax_head: the logits go through
+Softmax -> QuantizeLinear(2^-7) -> DequantizeLinear), and evaluate the float model, the QDQ
+graph (ONNX semantics) and the integer reference on the test set.
 
     /usr/bin/python3 tools/model_prep/prepare.py [--out scenarios/models] [--seed 0]
 """
@@ -33,6 +34,9 @@ N_OUT = 16             # logits padded to 16 (seed 000 sec. V-A); outputs 10..15
 N_CALIB = 1000         # calibration images, drawn from the training set
 N_SUBSET = 1000        # committed test subset
 ACC_BITS = 29          # nmsim's default pe.mla.acc_bits; the reference checks |acc| fits
+LOGITS = "logits"      # the exported logits tensor (the softmax head's input)
+OUTPUT_NAME = "probabilities"  # graph output after the softmax head
+SOFTMAX_EXP = qdq.SOFTMAX_OUT_EXP  # probabilities at 2^-7
 
 
 def _mm(a, b):
@@ -147,28 +151,47 @@ def prepare_model(kind, model, data, args, out_dir, tmp_dir):
         raise RuntimeError(f"{kind}: the exported ONNX graph disagrees with PyTorch")
 
     qmodel, info = qdq.quantise(float_onnx, xf_tr[calib_idx], INPUT_EXP)
+    # The softmax head comes after quantisation: the weights and the logits stay as they are.
+    qmodel, head = qdq.add_softmax_head(qmodel, OUTPUT_NAME, SOFTMAX_EXP)
+    info["tensor_exponents"][head["tensor"]] = head["k_y"]
+    info["layers"].append({k: head[k] for k in ("name", "op", "k_x", "k_y")})
     onnx_path = out_dir / f"{kind}_fmnist_int8.onnx"
     onnx.save(qmodel, str(onnx_path))
     qmodel = onnx.load(str(onnx_path))
     onnx.checker.check_model(qmodel, full_check=True)
 
-    # integer reference, read back from the saved file
-    k_in, layers = int_reference.lower(qmodel)
-    assert k_in == INPUT_EXP
+    # integer reference, read back from the saved file; the logits (bit-exact) and, in double
+    # precision, the softmax head (within 1 LSB of the chip's EXP-based integer softmax)
+    k_in, all_layers = int_reference.lower(qmodel)
+    assert k_in == INPUT_EXP and all_layers[-1].op == "Softmax"
+    layers = int_reference.without_softmax_head(all_layers)
     ref_logits = batched(lambda b: int_reference.run(layers, b), xq_te)
+    ref_probs = int_reference.softmax_q(ref_logits, all_layers[-1].k_x, all_layers[-1].k_y)
     ref_pred = int_reference.predict(ref_logits)
     acc_ref = accuracy(ref_pred, y_te)
     # the QDQ graph with ONNX semantics (round half to even, float input quantised by the graph)
-    qdq_out = batched(lambda b: onnx_eval.run(qmodel, {name_in: b})["logits"], xf_te)
+    qdq_env = [onnx_eval.run(qmodel, {name_in: xf_te[i:i + 1000]}, keep_all=True)
+               for i in range(0, len(xf_te), 1000)]
+    qdq_out = np.concatenate([e[LOGITS] for e in qdq_env])
+    qdq_probs = np.concatenate([e[OUTPUT_NAME] for e in qdq_env])
+    del qdq_env
     acc_qdq = accuracy(qdq_out.argmax(1), y_te)
     agree = float(np.mean(qdq_out.argmax(1) == ref_pred))
     # the same graph with the accelerator's rounding must reproduce the reference bit-exactly
     # (fed the dequantised int8 input, so the input QuantizeLinear does not round)
     x_dq = xq_te[:N_SUBSET].astype(np.float64) * 2.0**-INPUT_EXP
-    hu = batched(lambda b: onnx_eval.run(qmodel, {name_in: b}, rounding="half_up")["logits"], x_dq)
-    if not np.array_equal(np.rint(hu * 2.0**layers[-1].k_y).astype(np.int8), ref_logits[:N_SUBSET]):
+    hu_env = onnx_eval.run(qmodel, {name_in: x_dq}, rounding="half_up", keep_all=True)
+    if not np.array_equal(np.rint(hu_env[LOGITS] * 2.0**layers[-1].k_y).astype(np.int8),
+                          ref_logits[:N_SUBSET]):
         raise RuntimeError(f"{kind}: integer reference != QDQ graph evaluated with half-up "
                            "rounding")
+    if not np.array_equal(np.rint(hu_env[OUTPUT_NAME] * 2.0**SOFTMAX_EXP).astype(np.int8),
+                          ref_probs[:N_SUBSET]):
+        raise RuntimeError(f"{kind}: softmax head != QDQ graph evaluated with half-up rounding")
+    # the QDQ graph with ONNX semantics (half to even everywhere, float input) against the
+    # reference's probabilities: they differ where the logits do
+    probs_diff = int(np.abs(np.rint(qdq_probs * 2.0**SOFTMAX_EXP).astype(np.int64)
+                            - ref_probs.astype(np.int64)).max())
     max_acc = max(getattr(L, "max_abs_acc", 0) for L in layers)
     if max_acc >= 2**(ACC_BITS - 1):
         raise OverflowError(f"{kind}: |acc| {max_acc} does not fit {ACC_BITS} bits")
@@ -177,6 +200,9 @@ def prepare_model(kind, model, data, args, out_dir, tmp_dir):
 
     ref_path = out_dir / f"{kind}_fmnist_int8_ref_logits_1000.bin"
     ref_logits[:N_SUBSET].reshape(N_SUBSET, N_OUT).astype(np.int8).tofile(ref_path)
+    float_pred_path = out_dir / f"{kind}_fmnist_float_pred_1000.bin"
+    logits[:N_SUBSET].argmax(1).astype(np.uint8).tofile(float_pred_path)
+    int8_pred_probs = int_reference.predict(ref_probs)
 
     for L, d in zip(layers, info["layers"]):
         assert L.name == d["name"]
@@ -189,6 +215,21 @@ def prepare_model(kind, model, data, args, out_dir, tmp_dir):
         "onnx_sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
         "input_shape": [1] + list(shape[1:]),
         "output_shape": [1, N_OUT],
+        "output": OUTPUT_NAME,
+        "output_exponent": SOFTMAX_EXP,
+        "logits_tensor": LOGITS,
+        "logits_exponent": layers[-1].k_y,
+        "softmax_head": {"node": head["name"], "axis": head["axis"], "k_x": head["k_x"],
+                         "k_y": head["k_y"],
+                         "onnx": "DequantizeLinear(logits) -> Softmax(axis=-1) -> "
+                                 f"QuantizeLinear(2^-{SOFTMAX_EXP}, int8 0) -> "
+                                 f"DequantizeLinear -> {OUTPUT_NAME}",
+                         "int8_semantics": "firmware/include/nmsim/hw/spinnaker2/dnn_image.h "
+                                           "(Softmax); bit-exact host reference "
+                                           "tools/compiler/graph_reference.h",
+                         "max_lsb_qdq_onnx_semantics_vs_reference_test_10000": probs_diff,
+                         "argmax_probabilities_equals_argmax_logits_test_10000":
+                             float(np.mean(int8_pred_probs == ref_pred))},
         "epochs": epochs,
         "train_seconds": round(t_train, 1),
         "accuracy_test_10000": {"float_pytorch": acc_float, "qdq_onnx_semantics": acc_qdq,
@@ -198,6 +239,12 @@ def prepare_model(kind, model, data, args, out_dir, tmp_dir):
         "reference_correct_first_1000": int(np.sum(ref_pred[:1000] == y_te[:1000])),
         "padded_output_predicted_test_10000": int(np.sum(ref_pred >= N_CLASSES)),
         "reference_logits": ref_path.name,
+        "reference_logits_note": "int8 logits (the softmax layer's input, exponent "
+                                 "logits_exponent), not the softmax output",
+        "float_predictions": float_pred_path.name,
+        "float_predictions_note": "uint8 argmax of the float PyTorch model's logits for the "
+                                  "1000 committed test images (float input p/256)",
+        "float_correct_first_1000": int(np.sum(logits[:N_SUBSET].argmax(1) == y_te[:N_SUBSET])),
         "tensor_exponents": info["tensor_exponents"],
         "layers": info["layers"],
     }
@@ -238,7 +285,7 @@ def main():
                         "image_exponent": INPUT_EXP, "label_dtype": "uint8",
                         "quantisation": "clip(round_half_even(p / 2), -128, 127) of pixel p, "
                                         "i.e. QuantizeLinear(p / 256, 2^-7, 0)"},
-        "prediction": "argmax over the 16 int8 logits, lowest index on ties",
+        "prediction": "argmax over the 16 int8 logits (the softmax input), lowest index on ties",
         "mla_acc_bits_checked": ACC_BITS,
         "models": {},
     }

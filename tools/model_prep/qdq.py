@@ -14,6 +14,12 @@ The graph produced (names derived from the float graph's tensor names `t`):
         -> y_q (int8) -> DequantizeLinear -> y_dq -> ...
   t_dq -> MaxPool|Flatten -> QuantizeLinear (same scale) -> DequantizeLinear -> ...
 The last DequantizeLinear writes the float graph output (same name and shape as the float model).
+
+add_softmax_head() then appends the classifier's softmax (seed 000, Table II):
+  logits (float, DequantizeLinear output) -> Softmax(axis=-1) -> QuantizeLinear(2^-k, int8 0)
+        -> DequantizeLinear -> the new graph output
+A compiler folds the Q/DQ pair into its softmax layer (input exponent = the logits', output
+exponent k).
 """
 
 import numpy as np
@@ -173,3 +179,50 @@ def quantise(float_model, calib_input, input_exp):
     return model, {"tensor_exponents": exps, "layers": layers}
 
 
+
+
+SOFTMAX_OUT_EXP = 7  # probabilities in [0, 1] at 2^-7: 1.0 saturates to 127/128
+
+
+def add_softmax_head(model, out_name="probabilities", out_exp=SOFTMAX_OUT_EXP):
+    """Return a copy of the QDQ `model` whose single output (a DequantizeLinear output, the
+    logits) feeds Softmax(axis=-1) -> QuantizeLinear(2^-out_exp, int8 0) -> DequantizeLinear ->
+    graph output `out_name` (same shape). Initializers, nodes and the old tensor names are kept,
+    so the logits keep their name and values. The Softmax node is named like PyTorch's exporter
+    would name a Softmax module appended to the nn.Sequential ("/<index>/Softmax").
+    Returns (model, info) with the node and tensor names and exponents."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    g = m.graph
+    if len(g.output) != 1:
+        raise NotImplementedError("add_softmax_head: expected one graph output")
+    logits = g.output[0].name
+    producer = {o: n for n in g.node for o in n.output}
+    if logits not in producer or producer[logits].op_type != "DequantizeLinear":
+        raise NotImplementedError(f"add_softmax_head: {logits} is not a DequantizeLinear output")
+    if any(n.op_type == "Softmax" for n in g.node):
+        raise ValueError("add_softmax_head: the model already has a Softmax")
+    # PyTorch names nodes /<module index>/<Op>; the head would be the next module.
+    indices = [int(n.name.split("/")[1]) for n in g.node
+               if n.name.startswith("/") and n.name.split("/")[1].isdigit()]
+    name = f"/{max(indices, default=-1) + 1}/Softmax"
+    sm_out = name + "_output_0"
+    g.node.append(helper.make_node("Softmax", [logits], [sm_out], name=name, axis=-1))
+    g.initializer.append(numpy_helper.from_array(np.array(2.0**-out_exp, np.float32),
+                                                 sm_out + "_scale"))
+    g.initializer.append(numpy_helper.from_array(np.zeros((), np.int8), sm_out + "_zero_point"))
+    qparams = [sm_out + "_scale", sm_out + "_zero_point"]
+    g.node.append(helper.make_node("QuantizeLinear", [sm_out] + qparams, [sm_out + "_q"],
+                                   name=sm_out + "_Q"))
+    g.node.append(helper.make_node("DequantizeLinear", [sm_out + "_q"] + qparams, [out_name],
+                                   name=sm_out + "_DQ"))
+    out = onnx.ValueInfoProto()
+    out.CopyFrom(g.output[0])
+    out.name = out_name
+    del g.output[:]
+    g.output.append(out)
+    onnx.checker.check_model(m, full_check=True)
+    k_x = -int(np.log2(numpy_helper.to_array(
+        next(t for t in g.initializer if t.name == producer[logits].input[1]))))
+    return m, {"name": name, "op": "Softmax", "axis": -1, "k_x": k_x, "k_y": out_exp,
+               "input": logits, "output": out_name, "tensor": sm_out}

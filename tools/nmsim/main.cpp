@@ -19,6 +19,7 @@
 #include "nmsim/hw/regdef.h"
 #include "platforms/spinnaker2/bench.h"
 #include "platforms/spinnaker2/run.h"
+#include "platforms/spinnaker2/run_chip.h"
 #include "platforms/spinnaker2/run_elf.h"
 #include "tools/scenario/scenario.h"
 
@@ -104,8 +105,10 @@ std::string csv(const std::string& s) {
 int cmd_params(const std::string& platform, const std::string& scenario_path,
                const std::vector<std::string>& sets, const std::string& regs, bool traces, bool check,
                bool as_csv) {
-    if (platform != "spinnaker2") {
-        std::cerr << "nmsim: error: unknown platform \"" << platform << "\" (valid: spinnaker2)\n";
+    // "spinnaker2" is the PE platform (kind spinnaker2_pe); a --scenario's kind wins.
+    if (platform != "spinnaker2" && platform != "spinnaker2_pe" && platform != "spinnaker2_chip") {
+        std::cerr << "nmsim: error: unknown platform \"" << platform
+                  << "\" (valid: spinnaker2 = spinnaker2_pe, spinnaker2_chip)\n";
         return 2;
     }
     if (!regs.empty()) {
@@ -126,6 +129,7 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
     }
     if (check) {
         auto problems = check_registry(registry_of<spinnaker2::PePlatformParams>());
+        for (auto& p : check_registry(registry_of<spinnaker2::ChipParams>())) problems.push_back("chip: " + p);
         for (const auto* s : trace::schema_registry())
             for (const auto& c : s->columns)
                 if (c.doc.empty()) problems.push_back(s->path + "." + c.name + ": trace column without doc");
@@ -137,7 +141,7 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
     }
     try {
         scenario::Scenario s;
-        s.platform_kind = "spinnaker2_pe";
+        s.platform_kind = platform == "spinnaker2_chip" ? "spinnaker2_chip" : "spinnaker2_pe";
         if (!scenario_path.empty()) {
             scenario::LoadOptions lo;
             lo.sets = sets;
@@ -154,7 +158,10 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
             }
         }
         std::vector<spinnaker2::ParamValue> rows;
-        spinnaker2::resolve_params(s, &rows);
+        if (s.platform_kind == "spinnaker2_chip")
+            spinnaker2::resolve_chip_params(s, &rows);
+        else
+            spinnaker2::resolve_params(s, &rows);
         if (as_csv) {
             std::cout << "name,value,unit,type,origin,source,doc\n";
             for (const auto& r : rows)
@@ -225,7 +232,7 @@ int main(int argc, char** argv) {
     std::string platform, pscenario, regs;
     std::vector<std::string> psets;
     bool check = false, as_csv = false, traces = false;
-    params->add_option("platform", platform, "platform family: spinnaker2")->required();
+    params->add_option("platform", platform, "platform: spinnaker2 (= spinnaker2_pe) or spinnaker2_chip")->required();
     params->add_option("--scenario", pscenario, "show effective values and their origins for this scenario");
     params->add_option("--set", psets, "parameter override, as for run");
     params->add_option("--regs", regs, "print a register table (s2.mla, ..., or all)");

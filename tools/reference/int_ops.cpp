@@ -36,8 +36,9 @@ void require(bool ok, const std::string& what) {
 
 void check_values(const std::vector<int32_t>& v, Bounds b, const char* name) {
     for (size_t i = 0; i < v.size(); ++i)
-        require(v[i] >= b.lo && v[i] <= b.hi, std::string(name) + "[" + std::to_string(i) + "] = " +
-                                                  std::to_string(v[i]) + " outside its type");
+        if (v[i] < b.lo || v[i] > b.hi)  // the message only on failure: this runs per element
+            require(false, std::string(name) + "[" + std::to_string(i) +
+                               "] = " + std::to_string(v[i]) + " outside its type");
 }
 
 void check_common(const MlaOp& op, const std::vector<int32_t>& a, const std::vector<int32_t>& b,
@@ -102,7 +103,7 @@ size_t MlaOp::c_count() const {
 }
 
 int64_t wrap_twos_complement(int64_t value, unsigned bits) {
-    require(bits >= 1 && bits <= 63, "wrap width");
+    if (bits < 1 || bits > 63) require(false, "wrap width");  // no string per call
     const int64_t modulus = int64_t{1} << bits;
     int64_t r = value % modulus;  // in (-modulus, modulus)
     if (r < 0) r += modulus;      // [0, modulus)
@@ -227,6 +228,45 @@ std::vector<double> softmax_ref(const std::vector<double>& x) {
     }
     for (double& v : e) v /= sum;
     return e;
+}
+
+std::vector<int8_t> softmax_int8_ref(const std::vector<int8_t>& x, int kx, int ky,
+                                     const ExpFn& exp_fn) {
+    const auto fail = [](const std::string& why) {
+        throw std::invalid_argument("softmax reference: " + why);
+    };
+    if (kx < 0 || kx > kSoftmaxMaxInExponent)
+        fail("input exponent " + std::to_string(kx) + " outside 0.." +
+             std::to_string(kSoftmaxMaxInExponent));
+    if (ky < 0 || ky > kSoftmaxMaxOutExponent)
+        fail("output exponent " + std::to_string(ky) + " outside 0.." +
+             std::to_string(kSoftmaxMaxOutExponent));
+    if (x.size() > kSoftmaxMaxRow)
+        fail("row of " + std::to_string(x.size()) + " elements (at most " +
+             std::to_string(kSoftmaxMaxRow) + ")");
+    if (!exp_fn) fail("no EXP function given");
+    if (x.empty()) return {};
+    int mx = x[0];
+    for (int8_t v : x) mx = std::max<int>(mx, v);
+    // The firmware sums in uint32 and divides in uint32; uint64 gives the same values here
+    // because e_i <= 2^15, the row has at most 65535 elements and e_i * 2^ky <= 2^31.
+    std::vector<uint64_t> e(x.size());
+    uint64_t s = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const int32_t t = (static_cast<int32_t>(x[i]) - mx) * (int32_t{1} << (15 - kx));
+        const int32_t r = exp_fn(t, kSoftmaxExpIterations);
+        if (r < 0 || r > (1 << 15) || (t == 0 && r != (1 << 15)))
+            fail("EXP(" + std::to_string(t) + ") = " + std::to_string(r) +
+                 " outside the s16.15 range of exp(x <= 0) (exp(0) must be 32768)");
+        e[i] = static_cast<uint64_t>(r);
+        s += e[i];
+    }
+    std::vector<int8_t> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        const uint64_t q = ((e[i] << ky) + s / 2) / s;
+        y[i] = static_cast<int8_t>(std::min<uint64_t>(q, 127));
+    }
+    return y;
 }
 
 }  // namespace nmsim::reference

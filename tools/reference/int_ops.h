@@ -1,5 +1,6 @@
 // Plain integer reference implementations, independent of the SystemC models: the SpiNNaker2 MLA
-// (matrix multiply and 2-D convolution with its requantisation) and a double-precision softmax.
+// (matrix multiply and 2-D convolution with its requantisation), a double-precision softmax and
+// the DNN worker's int8 softmax (dnn_image.h).
 // Written for obviousness, not speed: naive loops, a wrap after every accumulation step and
 // explicit floor division for the rounding. Semantics follow
 // firmware/include/nmsim/hw/spinnaker2/mla_regs.h:
@@ -10,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace nmsim::reference {
@@ -68,5 +70,26 @@ int64_t wrap_twos_complement(int64_t value, unsigned bits);
 
 // Softmax in double precision (max-subtracted); empty in, empty out.
 std::vector<double> softmax_ref(const std::vector<double>& x);
+
+// The PE's EXP unit as a function: exp(x) for x in s16.15 with `iterations` table steps, result in
+// s16.15 (nmsim::spinnaker2::ExpAccel::compute; passed in so this library needs no models).
+using ExpFn = std::function<int32_t(int32_t x_s16_15, unsigned iterations)>;
+
+// Limits of the int8 softmax, as S2_DNN_SOFTMAX_* in firmware/include/nmsim/hw/spinnaker2/
+// dnn_image.h (tools/compiler/graph_reference.cpp checks that they agree).
+constexpr unsigned kSoftmaxExpIterations = 16;
+constexpr int kSoftmaxMaxInExponent = 15;
+constexpr int kSoftmaxMaxOutExponent = 16;
+constexpr size_t kSoftmaxMaxRow = 65535;
+
+// One row of the DNN worker's int8 softmax (dnn_image.h, "Softmax"): inputs x with exponent kx
+// (0..15), outputs with exponent ky (0..16):
+//   t_i = (x_i - max x) * 2^(15-kx);  e_i = exp_fn(t_i, 16);  s = sum e_i;
+//   y_i = min(127, floor((e_i * 2^ky + floor(s/2)) / s)).
+// Throws std::invalid_argument for exponents outside those ranges, a row longer than 65535, a
+// missing exp_fn, or an exp_fn result outside 0..2^15 (or not 2^15 at the maximum). Empty in,
+// empty out.
+std::vector<int8_t> softmax_int8_ref(const std::vector<int8_t>& x, int kx, int ky,
+                                     const ExpFn& exp_fn);
 
 }  // namespace nmsim::reference

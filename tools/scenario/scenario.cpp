@@ -21,6 +21,7 @@
 #include <tuple>
 
 #include "models/common/param.h"
+#include "nmsim/hw/spinnaker2/noc_map.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 
 namespace nmsim::scenario {
@@ -116,11 +117,30 @@ namespace {
 
 const char* const kDocKeys[] = {"name",     "description", "seed", "platform",
                                 "workload", "checks",      "trace"};
-const char* const kPlatformKinds[] = {"spinnaker2_pe"};
+const char* const kPlatformKinds[] = {"spinnaker2_pe", "spinnaker2_chip"};
+const char* const kPeKind = "spinnaker2_pe";
+const char* const kChipKind = "spinnaker2_chip";
+const char* const kDnnKeys[] = {"model",
+                                "inputs",
+                                "labels",
+                                "float_predictions",
+                                "first",
+                                "count",
+                                "scheduler_pe",
+                                "workers",
+                                "worker_pes",
+                                "max_workers_per_layer",
+                                "layer_workers",
+                                "scheduler_firmware",
+                                "worker_firmware",
+                                "check"};
 const char* const kCheckKinds[] = {"reference", "equal", "allclose"};
 // Reference-op keys whose value names a buffer (other op keys are opaque to the loader).
 const char* const kOpBufferKeys[] = {"a", "b", "bias", "input", "c", "out_buffer"};
 constexpr uint32_t kMaxPe = 1024;
+// Global PE indices of the full chip (38 QPEs of 4 PEs). A platform built with fewer QPEs
+// checks the indices against its own count.
+constexpr uint32_t kChipPes = S2_NOC_N_PES;
 constexpr size_t kMaxElementErrors = 8;  // per list, so one bad paste does not flood the output
 
 template <size_t N>
@@ -346,6 +366,13 @@ struct Entry {
     const YNode* value;
 };
 
+// The node of key `k` in map `n` (its first occurrence), for errors about a key's presence.
+const YNode* key_node(const YNode& n, const std::string& k) {
+    for (const auto& key : n.keys)
+        if (key.text == k) return &key;
+    return nullptr;
+}
+
 class Loader {
 public:
     Loader(std::string path, const LoadOptions& opts) : m_path(std::move(path)), m_opts(opts) {}
@@ -390,7 +417,18 @@ private:
     std::optional<double> get_element(const YNode& n, const std::string& key, DType t);
     void load_cores(const YNode* n, const YNode& workload, const Fields& wf);
     void load_core(const YNode& n, const std::string& key, std::map<uint32_t, std::string>& pes);
-    void resolve_firmware(const YNode& n, const std::string& key, CoreLoad& c);
+    // Sets `name` to the value as written and `path` to the ELF found ("" after an error).
+    void resolve_firmware(const YNode& n, const std::string& key, std::string& name,
+                          std::string& path);
+    void load_dnn(const YNode* n, const YNode& workload, const Fields& wf);
+    std::string load_dnn_file(const Fields& f, const char* field, bool required, const YNode& dnn);
+    // `field` of `map` is present but the platform kind has no use for it.
+    void not_allowed(const YNode& map, const std::string& field, const std::string& key,
+                     const std::string& why) {
+        const YNode* k = key_node(map, field);
+        error(k ? k->origin : map.origin, key,
+              "not allowed with platform kind " + m_s.platform_kind + ": " + why);
+    }
     void load_checks(const YNode* n);
     void load_check(const YNode& n, const std::string& key);
     bool check_buffer_ref(const YNode& n, const std::string& key, const std::string& name);
@@ -1043,7 +1081,7 @@ void Loader::load_core(const YNode& n, const std::string& key,
         }
     }
     if (const YNode* fw = f.get("firmware")) {
-        resolve_firmware(*fw, key + ".firmware", c);
+        resolve_firmware(*fw, key + ".firmware", c.firmware, c.firmware_path);
         if (c.firmware_path.empty()) ok = false;
     } else {
         missing(&f, "firmware", n, key + ".firmware");
@@ -1100,17 +1138,19 @@ void Loader::load_core(const YNode& n, const std::string& key,
     if (ok) m_s.cores.push_back(std::move(c));
 }
 
-void Loader::resolve_firmware(const YNode& n, const std::string& key, CoreLoad& c) {
+void Loader::resolve_firmware(const YNode& n, const std::string& key, std::string& name,
+                              std::string& path) {
+    path.clear();
     auto s = get_string(&n, key);
     if (!s) return;
-    c.firmware = *s;
+    name = *s;
     const std::string& fw = *s;
     bool is_path = fw.size() > 4 && fw.compare(fw.size() - 4, 4, ".elf") == 0;
     std::error_code ec;
     if (is_path) {
         fs::path full = resolve(fw);
         if (fs::is_regular_file(full, ec)) {
-            c.firmware_path = full.string();
+            path = full.string();
         } else {
             error(n.origin, key, "firmware file not found: " + full.string());
         }
@@ -1126,7 +1166,7 @@ void Loader::resolve_firmware(const YNode& n, const std::string& key, CoreLoad& 
     for (const auto& dir : m_opts.firmware_dirs) {
         fs::path p = fs::absolute(fs::path(dir) / (fw + ".elf")).lexically_normal();
         if (fs::is_regular_file(p, ec)) {
-            c.firmware_path = p.string();
+            path = p.string();
             return;
         }
         looked.push_back(p.string());
@@ -1143,6 +1183,214 @@ void Loader::resolve_firmware(const YNode& n, const std::string& key, CoreLoad& 
     error(n.origin, key,
           "firmware " + quote(fw) + " not found; looked in: " + join(looked, ", ") +
               did_you_mean(fw, available));
+}
+
+// A file of the dnn workload: resolved against the scenario, must exist. "" if absent or bad.
+std::string Loader::load_dnn_file(const Fields& f, const char* field, bool required,
+                                  const YNode& dnn) {
+    const std::string fk = std::string("workload.dnn.") + field;
+    const YNode* v = f.get(field);
+    if (!v) {
+        if (required) missing(&f, field, dnn, fk);
+        return "";
+    }
+    auto s = get_string(v, fk);
+    if (!s) return "";
+    if (s->empty()) {
+        error(v->origin, fk, "expected a file path, got an empty string");
+        return "";
+    }
+    fs::path full = resolve(*s);
+    std::error_code ec;
+    if (!fs::exists(full, ec)) {
+        error(v->origin, fk, std::string(field) + " file not found: " + full.string());
+        return "";
+    }
+    if (!fs::is_regular_file(full, ec)) {
+        error(v->origin, fk, std::string(field) + " file is not a regular file: " + full.string());
+        return "";
+    }
+    return full.string();
+}
+
+void Loader::load_dnn(const YNode* n, const YNode& workload, const Fields& wf) {
+    const std::string key = "workload.dnn";
+    if (!n) {
+        missing(&wf, "dnn", workload, key);
+        return;
+    }
+    Fields f = read_map(n, key, names(kDnnKeys));
+    if (!f.ok) return;
+    const size_t errors_before = m_errors.size();
+    DnnWorkload d;
+    d.origin = n->origin;
+    for (const char* k : kDnnKeys) {
+        const YNode* v = f.get(k);
+        d.origins[k] = v ? v->origin : n->origin;
+    }
+
+    d.model = load_dnn_file(f, "model", true, *n);
+    d.inputs = load_dnn_file(f, "inputs", true, *n);
+    d.labels = load_dnn_file(f, "labels", false, *n);
+    d.float_predictions = load_dnn_file(f, "float_predictions", false, *n);
+    if (!d.inputs.empty()) {
+        std::error_code ec;
+        if (fs::file_size(d.inputs, ec) == 0 && !ec)
+            error(f.get("inputs")->origin, key + ".inputs", "inputs file is empty: " + d.inputs);
+    }
+
+    bool range_ok = true;
+    if (const YNode* v = f.get("first")) {
+        if (auto x =
+                get_uint(v, key + ".first", std::numeric_limits<uint64_t>::max(), "an input index"))
+            d.first = *x;
+        else
+            range_ok = false;
+    }
+    if (const YNode* v = f.get("count")) {
+        if (auto x = get_uint(v, key + ".count", std::numeric_limits<uint64_t>::max(),
+                              "an inference count")) {
+            if (*x == 0) {
+                error(v->origin, key + ".count",
+                      "expected an inference count >= 1, got " + describe(*v));
+                range_ok = false;
+            } else {
+                d.count = *x;
+            }
+        } else {
+            range_ok = false;
+        }
+    }
+    // Labels and float predictions hold one byte per input: the run's inputs must be among them
+    // (the inputs file's entry size depends on the model, which the host program checks).
+    if (range_ok) {
+        for (const auto& [field, file] :
+             {std::pair<const char*, const std::string*>{"labels", &d.labels},
+              {"float_predictions", &d.float_predictions}}) {
+            if (file->empty()) continue;
+            std::error_code ec;
+            uint64_t entries = fs::file_size(*file, ec);
+            if (ec) continue;
+            if (d.first >= entries || d.count > entries - d.first) {
+                error(d.origins.at("count"), key + ".count",
+                      "first " + std::to_string(d.first) + " + count " + std::to_string(d.count) +
+                          " runs past the " + std::to_string(entries) + " entries of " + field +
+                          " " + *file);
+            }
+        }
+    }
+
+    bool scheduler_ok = true;
+    if (const YNode* v = f.get("scheduler_pe")) {
+        if (auto x = get_uint(v, key + ".scheduler_pe", kChipPes - 1, "a global pe index"))
+            d.scheduler_pe = static_cast<uint32_t>(*x);
+        else
+            scheduler_ok = false;
+    }
+
+    const YNode* workers = f.get("workers");
+    const YNode* worker_pes = f.get("worker_pes");
+    if (workers) {
+        const std::string k = key + ".workers";
+        IntLit x = workers->kind == YNode::Kind::scalar ? parse_int(workers->text) : IntLit{};
+        if (workers->kind == YNode::Kind::scalar && workers->text == "all") {
+            d.workers = 0;  // the platform knows how many PEs "all" is
+            d.all_workers = true;
+        } else if (in_range(x, 1, kChipPes - 1)) {
+            d.workers = static_cast<uint32_t>(x.mag);
+        } else {
+            error(workers->origin, k,
+                  "expected a worker count in [1, " + std::to_string(kChipPes - 1) +
+                      "] or \"all\", got " + describe(*workers) +
+                      (workers->kind == YNode::Kind::scalar && x.status == IntLit::Status::malformed
+                           ? did_you_mean(workers->text, {"all"})
+                           : ""));
+        }
+    }
+    if (worker_pes) {
+        const std::string k = key + ".worker_pes";
+        if (worker_pes->kind != YNode::Kind::seq || worker_pes->items.empty()) {
+            error(worker_pes->origin, k,
+                  "expected a non-empty list of global pe indices, got " +
+                      (worker_pes->kind == YNode::Kind::seq ? "an empty list"
+                                                            : describe(*worker_pes)));
+        }
+        std::map<uint32_t, const YNode*> seen;
+        for (size_t i = 0; worker_pes->kind == YNode::Kind::seq && i < worker_pes->items.size();
+             ++i) {
+            const YNode& item = worker_pes->items[i];
+            const std::string ik = k + "." + std::to_string(i);
+            IntLit x = item.kind == YNode::Kind::scalar ? parse_int(item.text) : IntLit{};
+            if (!in_range(x, 0, kChipPes - 1)) {
+                error(item.origin, ik,
+                      "expected a global pe index in [0, " + std::to_string(kChipPes - 1) +
+                          "], got " + describe(item));
+                continue;
+            }
+            const uint32_t pe = static_cast<uint32_t>(x.mag);
+            d.origins["worker_pes." + std::to_string(i)] = item.origin;
+            if (scheduler_ok && pe == d.scheduler_pe) {
+                error(item.origin, ik,
+                      "pe " + std::to_string(pe) +
+                          " is the scheduler (scheduler_pe); workers must be other pes");
+                continue;
+            }
+            auto it = seen.find(pe);
+            if (it != seen.end()) {
+                error(item.origin, ik,
+                      "duplicate worker pe " + std::to_string(pe) + " (first at " +
+                          it->second->origin.str() + ")");
+                continue;
+            }
+            seen[pe] = &item;
+            d.worker_pes.push_back(pe);
+        }
+    }
+    if (workers && worker_pes) {
+        const YNode* k = key_node(*n, "worker_pes");
+        error(k->origin, key + ".worker_pes",
+              "give either workers (a count or \"all\") or worker_pes (a list), not both "
+              "(workers at " +
+                  key_node(*n, "workers")->origin.str() + ")");
+    }
+
+    if (const YNode* v = f.get("max_workers_per_layer")) {
+        if (auto x = get_uint(v, key + ".max_workers_per_layer", kChipPes - 1,
+                              "a worker count (0 = no cap)"))
+            d.max_workers_per_layer = *x;
+    }
+    if (const YNode* v = f.get("layer_workers")) {
+        const std::string k = key + ".layer_workers";
+        d.origins["layer_workers"] = v->origin;
+        if (v->kind != YNode::Kind::seq) {
+            error(v->origin, k, "expected a list of worker counts (0 = no cap), got " + describe(*v));
+        } else {
+            for (size_t i = 0; i < v->items.size(); ++i) {
+                const YNode& item = v->items[i];
+                IntLit x = item.kind == YNode::Kind::scalar ? parse_int(item.text) : IntLit{};
+                if (!in_range(x, 0, kChipPes - 1)) {
+                    error(item.origin, k + "." + std::to_string(i),
+                          "expected a worker count in [0, " + std::to_string(kChipPes - 1) +
+                              "] (0 = no cap), got " + describe(item));
+                    continue;
+                }
+                d.layer_workers.push_back(x.mag);
+            }
+        }
+    }
+
+    // Absent firmware keys resolve the built-in default; its errors point at the dnn map.
+    auto firmware = [&](const char* field, std::string& name, std::string& path) {
+        const YNode dflt = YNode::scalar(name, n->origin);
+        const YNode* v = f.get(field);
+        resolve_firmware(v ? *v : dflt, key + "." + field, name, path);
+    };
+    firmware("scheduler_firmware", d.scheduler_firmware, d.scheduler_firmware_path);
+    firmware("worker_firmware", d.worker_firmware, d.worker_firmware_path);
+
+    if (auto b = get_bool(f.get("check"), key + ".check")) d.check = *b;
+
+    if (m_errors.size() == errors_before) m_s.dnn = std::move(d);
 }
 
 bool Loader::check_buffer_ref(const YNode& n, const std::string& key, const std::string& name) {
@@ -1364,16 +1612,38 @@ Scenario Loader::run() {
         ps.push_back(sp);
     }
 
-    if (const YNode* w = top.get("workload")) {
-        Fields wf = read_map(w, "workload", {"buffers", "cores"});
-        if (wf.ok) {
+    // The platform kind decides the workload's shape. Without a valid kind (already an error),
+    // the workload's own keys decide and nothing is reported as not allowed.
+    const bool kind_known = !m_s.platform_kind.empty();
+    const YNode* w = top.get("workload");
+    bool chip = m_s.platform_kind == kChipKind;
+    if (!kind_known && w && w->kind == YNode::Kind::map)
+        chip = key_node(*w, "dnn") && !key_node(*w, "cores");
+    const std::string chip_why = std::string("the chip kind runs a workload.dnn (buffers, cores ") +
+                                 "and checks are for " + kPeKind + ")";
+    if (w) {
+        Fields wf = read_map(w, "workload", {"buffers", "cores", "dnn"});
+        if (wf.ok && chip) {
+            for (const char* k : {"buffers", "cores"})
+                if (kind_known && wf.get(k))
+                    not_allowed(*w, k, std::string("workload.") + k, chip_why);
+            load_dnn(wf.get("dnn"), *w, wf);
+        } else if (wf.ok) {
+            if (kind_known && wf.get("dnn"))
+                not_allowed(*w, "dnn", "workload.dnn",
+                            std::string("a dnn workload runs on platform kind ") + kChipKind);
             load_buffers(wf.get("buffers"));
             load_cores(wf.get("cores"), *w, wf);
         }
     } else {
-        missing(&top, "workload", root, "workload.cores");
+        missing(&top, "workload", root, chip ? "workload.dnn" : "workload.cores");
     }
-    load_checks(top.get("checks"));
+    if (!chip)
+        load_checks(top.get("checks"));
+    else if (kind_known && top.get("checks"))
+        not_allowed(root, "checks", "checks",
+                    "the chip kind runs a workload.dnn, whose outputs are compared with the "
+                    "integer reference by workload.dnn.check");
     load_trace(top.get("trace"));
 
     if (!m_errors.empty()) throw ScenarioError(std::move(m_errors));
@@ -1396,6 +1666,40 @@ std::string hex32(uint32_t v) {
 
 bool is_builtin_name(const std::string& fw) {
     return !(fw.size() > 4 && fw.compare(fw.size() - 4, 4, ".elf") == 0);
+}
+// The dnn workload with resolved paths (built-in firmware names stay names).
+void dump_dnn(YAML::Emitter& e, const DnnWorkload& d) {
+    e << YAML::Key << "dnn" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "model" << YAML::Value << d.model;
+    e << YAML::Key << "inputs" << YAML::Value << d.inputs;
+    if (!d.labels.empty()) e << YAML::Key << "labels" << YAML::Value << d.labels;
+    if (!d.float_predictions.empty())
+        e << YAML::Key << "float_predictions" << YAML::Value << d.float_predictions;
+    e << YAML::Key << "first" << YAML::Value << static_cast<unsigned long long>(d.first);
+    e << YAML::Key << "count" << YAML::Value << static_cast<unsigned long long>(d.count);
+    e << YAML::Key << "scheduler_pe" << YAML::Value << d.scheduler_pe;
+    if (!d.worker_pes.empty()) {
+        e << YAML::Key << "worker_pes" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (uint32_t pe : d.worker_pes) e << pe;
+        e << YAML::EndSeq;
+    } else if (d.all_workers) {
+        e << YAML::Key << "workers" << YAML::Value << "all";
+    } else {
+        e << YAML::Key << "workers" << YAML::Value << d.workers;
+    }
+    e << YAML::Key << "max_workers_per_layer" << YAML::Value
+      << static_cast<unsigned long long>(d.max_workers_per_layer);
+    if (!d.layer_workers.empty()) {
+        e << YAML::Key << "layer_workers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (uint64_t w : d.layer_workers) e << static_cast<unsigned long long>(w);
+        e << YAML::EndSeq;
+    }
+    e << YAML::Key << "scheduler_firmware" << YAML::Value
+      << (is_builtin_name(d.scheduler_firmware) ? d.scheduler_firmware : d.scheduler_firmware_path);
+    e << YAML::Key << "worker_firmware" << YAML::Value
+      << (is_builtin_name(d.worker_firmware) ? d.worker_firmware : d.worker_firmware_path);
+    e << YAML::Key << "check" << YAML::Value << d.check;
+    e << YAML::EndMap;
 }
 }  // namespace
 
@@ -1454,27 +1758,31 @@ std::string dump(const Scenario& s) {
         }
         e << YAML::EndMap;
     }
-    e << YAML::Key << "cores" << YAML::Value << YAML::BeginSeq;
-    for (const auto& c : s.cores) {
-        e << YAML::BeginMap;
-        e << YAML::Key << "pe" << YAML::Value << c.pe;
-        // A path is written resolved so that the dump loads from any directory.
-        e << YAML::Key << "firmware" << YAML::Value
-          << (is_builtin_name(c.firmware) ? c.firmware : c.firmware_path);
-        if (!c.args.empty()) {
-            e << YAML::Key << "args" << YAML::Value << YAML::Flow << YAML::BeginMap;
-            for (const auto& a : c.args) {
-                e << YAML::Key << a.name << YAML::Value;
-                if (a.value)
-                    e << *a.value;
-                else
-                    e << YAML::DoubleQuoted << "@" + a.buffer;
+    if (s.dnn) {
+        dump_dnn(e, *s.dnn);
+    } else {
+        e << YAML::Key << "cores" << YAML::Value << YAML::BeginSeq;
+        for (const auto& c : s.cores) {
+            e << YAML::BeginMap;
+            e << YAML::Key << "pe" << YAML::Value << c.pe;
+            // A path is written resolved so that the dump loads from any directory.
+            e << YAML::Key << "firmware" << YAML::Value
+              << (is_builtin_name(c.firmware) ? c.firmware : c.firmware_path);
+            if (!c.args.empty()) {
+                e << YAML::Key << "args" << YAML::Value << YAML::Flow << YAML::BeginMap;
+                for (const auto& a : c.args) {
+                    e << YAML::Key << a.name << YAML::Value;
+                    if (a.value)
+                        e << *a.value;
+                    else
+                        e << YAML::DoubleQuoted << "@" + a.buffer;
+                }
+                e << YAML::EndMap;
             }
             e << YAML::EndMap;
         }
-        e << YAML::EndMap;
+        e << YAML::EndSeq;
     }
-    e << YAML::EndSeq;
     e << YAML::EndMap;
 
     if (!s.checks.empty()) {
@@ -1593,6 +1901,32 @@ std::string diff_resolved(const Scenario& a, const Scenario& b) {
                 .field(ak, x.args[j].value, y.args[j].value)
                 .field(ak + ".buffer", x.args[j].buffer, y.args[j].buffer);
         }
+    }
+    d.field("workload.dnn", a.dnn.has_value(), b.dnn.has_value());
+    if (a.dnn && b.dnn && !d.done()) {
+        const DnnWorkload& x = *a.dnn;
+        const DnnWorkload& y = *b.dnn;
+        const std::string k = "workload.dnn.";
+        d.field(k + "model", x.model, y.model)
+            .field(k + "inputs", x.inputs, y.inputs)
+            .field(k + "labels", x.labels, y.labels)
+            .field(k + "float_predictions", x.float_predictions, y.float_predictions)
+            .field(k + "first", x.first, y.first)
+            .field(k + "count", x.count, y.count)
+            .field(k + "scheduler_pe", x.scheduler_pe, y.scheduler_pe)
+            .field(k + "workers", x.workers, y.workers)
+            .field(k + "all_workers", x.all_workers, y.all_workers)
+            .count(k + "worker_pes", x.worker_pes.size(), y.worker_pes.size());
+        for (size_t i = 0; i < x.worker_pes.size() && !d.done(); ++i)
+            d.field(k + "worker_pes." + std::to_string(i), x.worker_pes[i], y.worker_pes[i]);
+        d.count(k + "layer_workers", x.layer_workers.size(), y.layer_workers.size());
+        for (size_t i = 0; i < x.layer_workers.size() && !d.done(); ++i)
+            d.field(k + "layer_workers." + std::to_string(i), x.layer_workers[i], y.layer_workers[i]);
+        d.field(k + "max_workers_per_layer", x.max_workers_per_layer, y.max_workers_per_layer)
+            .field(k + "scheduler_firmware_path", x.scheduler_firmware_path,
+                   y.scheduler_firmware_path)
+            .field(k + "worker_firmware_path", x.worker_firmware_path, y.worker_firmware_path)
+            .field(k + "check", x.check, y.check);
     }
     d.count("checks", a.checks.size(), b.checks.size());
     for (size_t i = 0; i < a.checks.size() && !d.done(); ++i) {

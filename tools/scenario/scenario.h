@@ -1,5 +1,6 @@
 // Scenario files: YAML that names a platform and its parameter overrides, the workload (firmware
-// per core, data buffers, argument words), checks on the results, trace options and the seed.
+// per core, data buffers, argument words; or a DNN inference run on the full chip), checks on
+// the results, trace options and the seed.
 // Loading resolves every value and keeps its origin (file:line:col or --set) for messages and
 // for the resolved-config dump. Nothing here knows SystemC or models. See scenarios/README.md.
 #pragma once
@@ -111,17 +112,57 @@ struct ParamOverride {
     Origin origin;
 };
 
+// A DNN inference workload on the full chip (platform kind spinnaker2_chip): the host compiler
+// turns `model` into a DRAM image, the generic scheduler/worker firmware runs `count` inferences
+// of batch 1 on consecutive inputs from `inputs`; see scenarios/README.md.
+struct DnnWorkload {
+    // Files, resolved against the scenario file to absolute paths; each must exist if given.
+    std::string model;   // ONNX file (required)
+    std::string inputs;  // raw int8 inputs back to back (required)
+    // Optional ("" if absent): one uint8 label per input.
+    std::string labels;
+    // Optional ("" if absent): one uint8 class per input as predicted by the float model.
+    std::string float_predictions;
+    uint64_t first = 0;         // index of the first input used
+    uint64_t count = 100;       // inferences (>= 1)
+    uint32_t scheduler_pe = 0;  // global PE index (0..151)
+    // Worker PEs: `workers: N` means the first N PEs after the scheduler in global index order
+    // (skipping the scheduler), `workers: all` every other PE of the chip (151 with the default
+    // 38 QPEs; the loader stores 0 and all_workers = true because the QPE count is a platform
+    // parameter), `worker_pes: [..]` an explicit list (unique, not the scheduler). Exactly one of
+    // workers / worker_pes; default: workers: 8.
+    uint32_t workers = 8;
+    bool all_workers = false;
+    std::vector<uint32_t> worker_pes;  // explicit list (empty unless given)
+    // Optional cap for the compiler's tiling search (0 = all workers).
+    uint64_t max_workers_per_layer = 0;
+    // Optional caps per entry of the compiled layer list, in list order (0 = no cap beyond
+    // max_workers_per_layer); e.g. [8, 4, 1, 1] pins seed 000 Table II's worker counts.
+    std::vector<uint64_t> layer_workers;
+    // Built-in program names or .elf paths, resolved like cores[].firmware.
+    std::string scheduler_firmware = "dnn_scheduler";
+    std::string scheduler_firmware_path;  // resolved absolute ELF path
+    std::string worker_firmware = "dnn_worker";
+    std::string worker_firmware_path;
+    bool check = true;  // compare every output bit-exactly with the integer reference
+    Origin origin;      // of the `dnn` map
+    // Per field key ("model", "count", ...) for later messages: the value's origin, or the `dnn`
+    // map's origin for a key left at its default; "worker_pes.<i>" for each listed PE.
+    std::map<std::string, Origin> origins;
+};
+
 struct Scenario {
     std::string path;  // the file
     std::string name;
     std::string description;
-    std::string platform_kind;          // "spinnaker2_pe"
+    std::string platform_kind;          // "spinnaker2_pe" or "spinnaker2_chip"
     std::vector<ParamOverride> params;  // in file order, then --set order
     uint64_t seed = 1;
     std::map<std::string, Buffer> buffers;
     std::vector<std::string> buffer_order;  // file order (placement order)
     std::vector<CoreLoad> cores;
     std::vector<Check> checks;
+    std::optional<DnnWorkload> dnn;  // set for spinnaker2_chip (buffers, cores, checks are empty)
     TraceOptions trace;
     std::string source_text;  // the YAML as loaded, for the trace
 };
@@ -141,8 +182,9 @@ Scenario load(const std::string& path, const LoadOptions& opts);
 std::string dump(const Scenario& s);
 
 // Compares two scenarios by resolved content, ignoring origins, `path`, `source_text` and the
-// spelling of `CoreLoad::firmware` (the resolved `firmware_path` is compared). Returns "" if
-// they are equal, else the dotted key of the first difference and both values.
+// spelling of firmware (`CoreLoad::firmware`, `DnnWorkload::scheduler_firmware` and
+// `worker_firmware`; the resolved paths are compared). Returns "" if they are equal, else the
+// dotted key of the first difference and both values.
 std::string diff_resolved(const Scenario& a, const Scenario& b);
 
 }  // namespace nmsim::scenario

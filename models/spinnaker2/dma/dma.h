@@ -49,9 +49,11 @@ namespace nmsim::spinnaker2 {
 struct DmaParams {
     NMSIM_PARAMSET(DmaParams);
     NMSIM_PARAM(
-        uint32_t, setup_cycles, 16, "cycles", nmsim::range(0, 100000),
-        "PE clock cycles from START to the first data access (descriptor decode, bus request)",
-        "assumed: not public; a few bus handshakes");
+        uint32_t, setup_cycles, 3500, "cycles", nmsim::range(0, 100000),
+        "PE clock cycles from START to the first data access: the per-transfer cost of a DMA "
+        "as the seed's firmware sees it (descriptor set-up, bus request, driver overhead)",
+        "calibrated against seed 000 Table II (softmax row, 50 us) together with the chip's "
+        "core_ext_latency (setup row), docs/calibration.md; not public");
     NMSIM_PARAM(uint32_t, sram_bytes_per_cycle, 16, "B/cycle", nmsim::range(1, 4096),
                 "local SRAM width seen by the DMA: aligned words of this size per PE clock cycle",
                 "public SpiNNaker2 DNN-mapping simulator, 'PE_SRAM (16 Bytes * 250 MHz)' "

@@ -78,10 +78,11 @@ struct MlaParams {
                 "accumulator width; sums wrap in two's complement at this width",
                 "TU Dresden SpiNNaker2 FAQ [DS] (29-bit); 24-bit for the final chip per a "
                 "secondary compilation [2nd], public-hardware-facts.md A4");
-    NMSIM_PARAM(uint32_t, fetch_bytes_per_cycle, 16, "B/cycle", nmsim::range(1, 1024),
-                "operand fetch width from the PE SRAM into the array",
-                "public SpiNNaker2 DNN-mapping simulator: NOC_MAX_DATA_WIDTH_BYTES=16, PE_SRAM 16 "
-                "bytes per cycle [SW], low confidence (public-hardware-facts.md A4)");
+    NMSIM_PARAM(uint32_t, fetch_bytes_per_cycle, 6, "B/cycle", nmsim::range(1, 1024),
+                "operand fetch rate from the PE SRAM into the array",
+                "calibrated against seed 000 sec. V-B: FC1's vector-matrix product (1x784x64 per "
+                "worker, batch 1, 300 MHz) 'only needs 29 us' -> 30.0 us (docs/calibration.md); "
+                "the public DNN-mapping simulator's 16 B/cycle [SW] would give 11.2 us");
     NMSIM_PARAM(uint32_t, writeback_bytes_per_cycle, 16, "B/cycle", nmsim::range(1, 1024),
                 "result write-back width from the array into the PE SRAM",
                 "assumed: same SRAM port width as the operand fetch");

@@ -1,6 +1,8 @@
 // DRAM image: round trips of hand-built linear graphs and the committed MLP (decode through the
 // dnn_image.h structs and compare with the graph), alignment and overlap invariants, decoder
-// errors, unsupported layers, and the header compiling with the firmware toolchain.
+// errors, unsupported layers, the committed models run through their worker configurations
+// (logits against tools/model_prep, the softmax output against the graph reference), and the
+// header compiling with the firmware toolchain.
 #include "tools/compiler/dram_image.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +15,9 @@
 #include <fstream>
 #include <random>
 
+#include "models/spinnaker2/exp/exp_accel.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
+#include "tools/compiler/graph_reference.h"
 #include "tools/compiler/onnx_frontend.h"
 #include "tools/reference/int_ops.h"
 
@@ -116,6 +120,13 @@ void expect_matches(const DramImage& img, const DecodedImage& d, const Graph& g,
     size_t li = 0;
     for (size_t gi = 0; gi < g.layers.size(); ++gi) {
         const Layer& l = g.layers[gi];
+        if (l.kind == LayerKind::softmax) {  // a list entry without weights
+            ASSERT_LT(li, d.layers.size());
+            EXPECT_EQ(d.layers[li].header.type, S2_DNN_LAYER_SOFTMAX);
+            EXPECT_EQ(d.layers[li].header.index, li);
+            ++li;
+            continue;
+        }
         if (l.kind != LayerKind::linear) continue;
         SCOPED_TRACE(l.name);
         ASSERT_LT(li, d.layers.size());
@@ -236,20 +247,28 @@ void expect_regions_ok(const DramImage& img, const DecodedImage& d) {
                 << rs[i].what << " overlaps " << rs[i + 1].what;
         }
     }
-    // The time slots tile the time area exactly, without repeats.
-    std::vector<uint32_t> slots{d.finish.header.time_slot};
+    // The time slots tile the time area exactly, without repeats: the scheduler's intervals
+    // (8 B each), then the workers' records (s2_dnn_worker_time_t).
+    std::vector<std::pair<uint32_t, uint32_t>> slots{
+        {d.finish.header.time_slot, sizeof(s2_dnn_interval_t)},
+        {s2_dnn_time_setup(g.time_addr), sizeof(s2_dnn_interval_t)}};
     for (const auto& l : d.layers) {
-        slots.push_back(l.header.time_slot);
-        for (const auto& w : l.workers) slots.push_back(w.cfg.time_slot);
+        slots.push_back({l.header.time_slot, sizeof(s2_dnn_interval_t)});
+        for (const auto& w : l.workers)
+            slots.push_back({w.cfg.time_slot, sizeof(s2_dnn_worker_time_t)});
     }
-    slots.push_back(s2_dnn_time_setup(g.time_addr));
     for (uint32_t w = 0; w < g.num_workers; ++w)  // slots of workers a layer does not use
         for (uint32_t l = 0; l < g.num_layers; ++l)
             if (w >= d.layers[l].header.num_workers)
-                slots.push_back(s2_dnn_time_worker(g.time_addr, g.num_layers, w, l));
+                slots.push_back({s2_dnn_time_worker(g.time_addr, g.num_layers, w, l),
+                                 sizeof(s2_dnn_worker_time_t)});
     std::sort(slots.begin(), slots.end());
-    ASSERT_EQ(slots.size() * sizeof(s2_dnn_interval_t), g.time_size);
-    for (size_t i = 0; i < slots.size(); ++i) EXPECT_EQ(slots[i], g.time_addr + 8 * i);
+    uint64_t next = g.time_addr;
+    for (const auto& [addr, size] : slots) {
+        EXPECT_EQ(addr, next);
+        next = uint64_t{addr} + size;
+    }
+    EXPECT_EQ(next, uint64_t{g.time_addr} + g.time_size);
 }
 
 TEST(DramImage, OneLayerWithPartsAndPadding) {
@@ -324,7 +343,8 @@ TEST(DramImage, CommittedMlpReassembles) {
         ++li;
     }
     EXPECT_EQ(li, 3u);
-    EXPECT_EQ(d.layers.size(), 3u);  // FC1..FC3; Flatten-free MLP
+    EXPECT_EQ(d.layers.size(), 4u);  // FC1..FC3, softmax; Flatten-free MLP
+    EXPECT_EQ(d.layers.back().header.type, S2_DNN_LAYER_SOFTMAX);
 }
 
 TEST(DramImage, DecoderErrors) {
@@ -393,9 +413,11 @@ std::vector<int8_t> read_i8(const std::string& path) {
 // Runs the decoded layer list on a copy of the image the way the worker firmware would: per
 // worker and part, gather the MLA operands through the worker configuration, run the integer
 // reference MLA (tools/reference, independent of the compiler), scatter the results. Maxpool is
-// done here per channel on the HWC map. Returns the output tensor.
-std::vector<int8_t> run_image(std::vector<uint8_t> mem, uint32_t base, const DecodedImage& d,
-                              const std::vector<int8_t>& input) {
+// done here per channel on the HWC map; softmax per row with tools/reference's softmax_int8_ref
+// and the EXP unit's function (the exponents from the worker configuration). Returns the memory
+// image after the run.
+std::vector<uint8_t> run_image(std::vector<uint8_t> mem, uint32_t base, const DecodedImage& d,
+                               const std::vector<int8_t>& input) {
     const s2_dnn_global_t& g = d.global;
     EXPECT_EQ(input.size(), g.input_size);
     std::memcpy(mem.data() + (g.input_addr - base), input.data(), input.size());
@@ -427,10 +449,25 @@ std::vector<int8_t> run_image(std::vector<uint8_t> mem, uint32_t base, const Dec
                         }
                 continue;
             }
+            if (dl.header.type == S2_DNN_LAYER_SOFTMAX) {
+                for (uint32_t r = 0; r < c.n_valid; ++r) {
+                    std::vector<int8_t> x(c.k);
+                    for (uint32_t j = 0; j < c.k; ++j)
+                        x[j] = static_cast<int8_t>(at(c.input_addr + uint64_t{r} * c.k + j));
+                    const std::vector<int8_t> y =
+                        reference::softmax_int8_ref(x, static_cast<int32_t>(c.in_exponent),
+                                                    static_cast<int32_t>(c.out_exponent),
+                                                    &nmsim::spinnaker2::ExpAccel::compute);
+                    for (uint32_t j = 0; j < c.k; ++j)
+                        at(c.output_addr + uint64_t{r} * c.output_row_stride + j) =
+                            static_cast<uint8_t>(y[j]);
+                }
+                continue;
+            }
             const bool conv = dl.header.type == S2_DNN_LAYER_CONV2D;
             if (!conv && dl.header.type != S2_DNN_LAYER_LINEAR) {
                 ADD_FAILURE() << "layer type " << dl.header.type << " not run by this test";
-                return {};
+                return mem;
             }
             reference::MlaOp op;
             op.mode = conv ? reference::MlaMode::conv2d : reference::MlaMode::matmul;
@@ -462,14 +499,20 @@ std::vector<int8_t> run_image(std::vector<uint8_t> mem, uint32_t base, const Dec
             }
         }
     }
-    std::vector<int8_t> out(g.output_size);
-    for (uint32_t i = 0; i < g.output_size; ++i)
-        out[i] = static_cast<int8_t>(at(g.output_addr + i));
-    return out;
+    return mem;
 }
 
-// The committed models compiled to images and run through their worker configurations give the
-// committed integer-reference logits (tools/model_prep), for the first 20 test images.
+std::vector<int8_t> tensor_of(const std::vector<uint8_t>& mem, uint32_t base, uint32_t addr,
+                              uint64_t size) {
+    std::vector<int8_t> v(size);
+    for (uint64_t i = 0; i < size; ++i) v[i] = static_cast<int8_t>(mem.at(addr - base + i));
+    return v;
+}
+
+// The committed models compiled to images and run through their worker configurations: the
+// logits (the softmax's input tensor) equal the committed integer-reference logits
+// (tools/model_prep) and the output equals the graph reference (tools/compiler/graph_reference.h,
+// independent of tiling and the image), for the first 20 test images.
 void expect_reference_logits(const std::string& model, const std::string& logits, uint32_t workers,
                              uint64_t budget) {
     const Graph g = load_onnx(kModels + "/" + model);
@@ -486,12 +529,24 @@ void expect_reference_logits(const std::string& model, const std::string& logits
     const std::vector<int8_t> ref = read_i8(kModels + "/" + logits);
     ASSERT_EQ(images.size(), 1000u * 784);
     ASSERT_EQ(ref.size(), 1000u * 16);
+    const Layer* sm = g.find(g.layers.back().inputs.at(0));
+    ASSERT_TRUE(sm && sm->kind == LayerKind::softmax);
+    const std::string logit_layer = sm->inputs.at(0);
     for (size_t i = 0; i < 20; ++i) {
         const std::vector<int8_t> x(images.begin() + static_cast<std::ptrdiff_t>(i * 784),
                                     images.begin() + static_cast<std::ptrdiff_t>((i + 1) * 784));
         const std::vector<int8_t> want(ref.begin() + static_cast<std::ptrdiff_t>(i * 16),
                                        ref.begin() + static_cast<std::ptrdiff_t>((i + 1) * 16));
-        ASSERT_EQ(run_image(img.bytes, img.base, d, x), want) << model << " image " << i;
+        const std::vector<uint8_t> mem = run_image(img.bytes, img.base, d, x);
+        const TensorPlacement& lt = img.tensors.at(logit_layer);
+        ASSERT_EQ(tensor_of(mem, img.base, lt.addr, lt.size), want) << model << " image " << i;
+        ReferenceOptions opt;
+        opt.exp = &nmsim::spinnaker2::ExpAccel::compute;
+        opt.acc_bits = 48;
+        const auto ref_out = run_reference(g, x, opt);
+        ASSERT_EQ(tensor_of(mem, img.base, d.global.output_addr, d.global.output_size),
+                  ref_out.at(g.layers.back().name))
+            << model << " image " << i;
     }
 }
 
@@ -518,7 +573,8 @@ TEST(DramImage, CnnKernelAndFlattenPermutation) {
     tt.sram_budget_bytes = 96 * 1024;
     const DramImage img = build_image(g, tile_graph(g, tt), eight_workers());
     const DecodedImage d = decode_image(img.bytes, img.base);
-    ASSERT_EQ(d.layers.size(), 5u);  // conv, maxpool, conv, maxpool, linear (flatten is a view)
+    ASSERT_EQ(d.layers.size(), 6u);  // conv, maxpool, conv, maxpool, linear, softmax (flatten is
+                                     // a view)
     EXPECT_EQ(img.tensors.at("/6/Flatten").addr, img.tensors.at("/5/MaxPool").addr);
     EXPECT_EQ(img.tensors.at("/6/Flatten").hwc, (std::vector<int64_t>{16, 7, 7}));
     size_t li = 0;
@@ -578,14 +634,14 @@ TEST(DramImage, FeatureMapErrors) {
 
 TEST(DramImage, TimeHelpers) {
     const uint32_t a = 0x20000100u;
-    EXPECT_EQ(s2_dnn_time_slots(3, 8), 5u + 24u);
-    EXPECT_EQ(s2_dnn_time_size(3, 8), 8u * 29u);
+    EXPECT_EQ(s2_dnn_time_size(3, 8), 8u * 5u + 16u * 24u);
     EXPECT_EQ(s2_dnn_time_setup(a), a);
     EXPECT_EQ(s2_dnn_time_layer(a, 0), a + 8);
     EXPECT_EQ(s2_dnn_time_layer(a, 2), a + 24);
     EXPECT_EQ(s2_dnn_time_cleanup(a, 3), a + 32);
     EXPECT_EQ(s2_dnn_time_worker(a, 3, 0, 0), a + 40);
-    EXPECT_EQ(s2_dnn_time_worker(a, 3, 7, 2), a + 8 * 28);
+    EXPECT_EQ(s2_dnn_time_worker(a, 3, 0, 1), a + 56);
+    EXPECT_EQ(s2_dnn_time_worker(a, 3, 7, 2), a + 40 + 16 * 23);
 }
 
 // The header builds with the firmware toolchain as C11 (the test itself builds it as C++17).

@@ -322,7 +322,17 @@ TEST(OnnxFrontend, FmnistModelsMatchSummary) {
         EXPECT_EQ(g.layers.front().out_exponent, m["tensor_exponents"]["input"].as<int>());
         EXPECT_EQ(g.layers.back().kind, LayerKind::output);
         EXPECT_EQ(g.layers.back().out_shape, m["output_shape"].as<Shape>());
-        EXPECT_EQ(g.layers.back().out_exponent, m["tensor_exponents"]["logits"].as<int>());
+        EXPECT_EQ(g.layers.back().out_exponent, m["output_exponent"].as<int>());
+        EXPECT_EQ(g.layers.back().name, m["output"].as<std::string>());
+        // The softmax head: its input is the logits tensor's layer, its Q/DQ pair folded in.
+        const Layer* sm = g.find(g.layers.back().inputs.at(0));
+        ASSERT_NE(sm, nullptr);
+        EXPECT_EQ(sm->kind, LayerKind::softmax);
+        EXPECT_EQ(sm->name, m["softmax_head"]["node"].as<std::string>());
+        EXPECT_EQ(sm->in_exponents, (std::vector<int>{m["logits_exponent"].as<int>()}));
+        EXPECT_EQ(sm->in_exponents.at(0),
+                  m["tensor_exponents"][m["logits_tensor"].as<std::string>()].as<int>());
+        EXPECT_EQ(sm->out_exponent, 7);
         size_t matched = 0;
         for (const YAML::Node& ref : m["layers"]) {
             const Layer* l = g.find(ref["name"].as<std::string>());
@@ -330,8 +340,10 @@ TEST(OnnxFrontend, FmnistModelsMatchSummary) {
             const std::string op = ref["op"].as<std::string>();
             EXPECT_EQ(l->in_exponents.at(0), ref["k_x"].as<int>());
             EXPECT_EQ(l->out_exponent, ref["k_y"].as<int>());
-            if (op == "MaxPool" || op == "Flatten") {
-                EXPECT_EQ(l->kind, op == "MaxPool" ? LayerKind::maxpool : LayerKind::flatten);
+            if (op == "MaxPool" || op == "Flatten" || op == "Softmax") {
+                EXPECT_EQ(l->kind, op == "MaxPool"   ? LayerKind::maxpool
+                                   : op == "Flatten" ? LayerKind::flatten
+                                                     : LayerKind::softmax);
                 ++matched;
                 continue;
             }
@@ -352,20 +364,66 @@ TEST(OnnxFrontend, FmnistModelsMatchSummary) {
         if (l.kind == LayerKind::linear) widths.push_back(l.out_shape[1]);
     EXPECT_EQ(kinds(mlp),
               (std::vector<LayerKind>{LayerKind::input, LayerKind::linear, LayerKind::linear,
-                                      LayerKind::linear, LayerKind::output}));
+                                      LayerKind::linear, LayerKind::softmax, LayerKind::output}));
     EXPECT_EQ(mlp.layers[1].in_shapes[0], (Shape{1, 784}));
     EXPECT_EQ(widths, (std::vector<int64_t>{512, 256, 16}));
     const Graph cnn = load_onnx(kModels + "/cnn_fmnist_int8.onnx");
     EXPECT_EQ(kinds(cnn),
               (std::vector<LayerKind>{LayerKind::input, LayerKind::conv2d, LayerKind::maxpool,
                                       LayerKind::conv2d, LayerKind::maxpool, LayerKind::flatten,
-                                      LayerKind::linear, LayerKind::output}));
+                                      LayerKind::linear, LayerKind::softmax, LayerKind::output}));
     EXPECT_EQ(cnn.layers[1].out_shape, (Shape{1, 8, 28, 28}));
     EXPECT_EQ(cnn.layers[2].out_shape, (Shape{1, 8, 14, 14}));
     EXPECT_EQ(cnn.layers[3].out_shape, (Shape{1, 16, 14, 14}));
     EXPECT_EQ(cnn.layers[4].out_shape, (Shape{1, 16, 7, 7}));
     EXPECT_EQ(cnn.layers[5].out_shape, (Shape{1, 784}));
     EXPECT_EQ(cnn.layers[6].out_shape, (Shape{1, 16}));
+    EXPECT_EQ(cnn.layers[7].out_shape, (Shape{1, 16}));
+    EXPECT_EQ(mlp.layers[4].name, "/5/Softmax");
+    EXPECT_EQ(cnn.layers[7].name, "/8/Softmax");
+    EXPECT_EQ(cnn.layers.back().name, "probabilities");
+}
+
+// conv_tiny.onnx with the softmax's exponents moved outside the integer softmax's ranges
+// (dnn_image.h: input 0..15, output 0..16).
+std::string softmax_error(int k_in, int k_out) {
+    std::ifstream in(fixture("conv_tiny.onnx"), std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    onnx::ModelProto model;
+    EXPECT_TRUE(model.ParseFromString(bytes.str()));
+    onnx::GraphProto& g = *model.mutable_graph();
+    for (onnx::TensorProto& t : *g.mutable_initializer()) {
+        if (t.name() != "fc_out_scale" && t.name() != "prob_scale") continue;
+        const int k = t.name() == "fc_out_scale" ? k_in : k_out;
+        t.clear_raw_data();
+        t.clear_float_data();
+        t.add_float_data(std::ldexp(1.0f, -k));
+    }
+    try {
+        parse_onnx(model.SerializeAsString(), "s.onnx");
+    } catch (const CompileError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(OnnxFrontend, SoftmaxExponentRanges) {
+    EXPECT_EQ(softmax_error(3, 7), "(no error)");
+    EXPECT_EQ(softmax_error(0, 0), "(no error)");
+    EXPECT_EQ(softmax_error(10, 16), "(no error)");  // k_in above 10: the Gemm's shift < 0
+    EXPECT_EQ(softmax_error(16, 7),
+              "s.onnx: node 'softmax' (Softmax): input exponent 16 outside 0..15 (the integer "
+              "softmax needs x * 2^(15 - k_in))");
+    EXPECT_EQ(softmax_error(-1, 7),
+              "s.onnx: node 'softmax' (Softmax): input exponent -1 outside 0..15 (the integer "
+              "softmax needs x * 2^(15 - k_in))");
+    EXPECT_EQ(softmax_error(3, 17),
+              "s.onnx: layer 'softmax' (softmax): output exponent 17 outside 0..16 (the integer "
+              "softmax's range)");
+    EXPECT_EQ(softmax_error(3, -2),
+              "s.onnx: layer 'softmax' (softmax): output exponent -2 outside 0..16 (the integer "
+              "softmax's range)");
 }
 
 // ---- randomised MLPs built with the protobuf API ----

@@ -62,7 +62,8 @@ TilingTarget target(uint32_t workers, uint64_t budget, uint32_t parts = 64) {
 }
 
 TEST(Tiling, MlaCyclesHandWorked) {
-    const TilingTarget t;
+    TilingTarget t;
+    t.mla_fetch_bytes_per_cycle = 16;  // the hand-worked numbers use a 16 B/cycle fetch
     // 4 column tiles of 1x16: k_loop max(784, ceil(784*17/16)=833), bias 4, write-back 1.
     EXPECT_EQ(mla_gemm_cycles(1, 784, 64, t), 16u + 4u * (833u + 4u + 1u));
     // Tiles (4x16) 13+4+4, (4x4) 10+1+1, (2x16) 12+4+2, (2x4) 10+1+1, plus start-up 16.

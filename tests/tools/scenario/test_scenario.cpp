@@ -1,5 +1,6 @@
 // Scenario loader: a complete file, every error class with its exact file:line:col and key,
-// error collection and sorting, --set editing, firmware lookup and the dump round trip.
+// error collection and sorting, --set editing, firmware lookup and the dump round trip; the
+// same for the chip kind's workload.dnn.
 #include "tools/scenario/scenario.h"
 
 #include <gtest/gtest.h>
@@ -372,7 +373,8 @@ TEST_F(ScenarioTest, UnknownPlatformKindListsValid) {
         "platform: {kind: spinaker2_pe}\n"
         "workload: {cores: [{firmware: mla_fc}]}\n");
     EXPECT_EQ(only_error(errs, path(), 1, 18, "platform.kind"),
-              "expected spinnaker2_pe, got \"spinaker2_pe\" (did you mean \"spinnaker2_pe\"?)");
+              "expected spinnaker2_pe|spinnaker2_chip, got \"spinaker2_pe\" (did you mean "
+              "\"spinnaker2_pe\"?)");
 }
 
 TEST_F(ScenarioTest, ShapeErrors) {
@@ -935,6 +937,412 @@ TEST_F(ScenarioTest, DiffResolvedNamesFirstDifference) {
     b = a;
     b.cores[0].origin = Origin{"--set", 0, 0};
     EXPECT_EQ(diff_resolved(a, b), "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// workload.dnn (platform kind spinnaker2_chip)
+
+const fs::path kModels = fs::path(NMSIM_SOURCE_DIR) / "scenarios" / "models";
+
+// Lines 1-5 of a chip scenario (the committed model and inputs, absolute paths); `rest` follows
+// on line 6, indented as a key of the dnn map.
+std::string chip_yaml(const std::string& rest = "") {
+    return "platform: {kind: spinnaker2_chip}\n"
+           "workload:\n"
+           "  dnn:\n"
+           "    model: " +
+           (kModels / "mlp_fmnist_int8.onnx").string() +
+           "\n"
+           "    inputs: " +
+           (kModels / "fmnist_test_1000.bin").string() + "\n" + rest;
+}
+
+// The fixture plus the two built-in DNN programs in the firmware directory.
+class DnnScenarioTest : public ScenarioTest {
+protected:
+    void SetUp() override {
+        ScenarioTest::SetUp();
+        write_file(m_dir / "fw" / "dnn_scheduler.elf", "not really an ELF");
+        write_file(m_dir / "fw" / "dnn_worker.elf", "not really an ELF");
+    }
+};
+
+TEST_F(DnnScenarioTest, LoadsCompleteChipScenario) {
+    write_file(m_dir / "data" / "float.bin", std::string(1000, '\x03'));
+    write_file(m_dir / "sub" / "sched.elf", "x");
+    const std::string yaml =
+        "platform:\n"
+        "  kind: spinnaker2_chip\n"
+        "  params: {dram.efficiency: 0.5}\n"
+        "workload:\n"
+        "  dnn:\n"
+        "    model: " +
+        (kModels / "mlp_fmnist_int8.onnx").string() +
+        "\n"
+        "    inputs: " +
+        (kModels / "fmnist_test_1000.bin").string() +
+        "\n"
+        "    labels: " +
+        (kModels / "fmnist_test_1000_labels.bin").string() +
+        "\n"
+        "    float_predictions: data/../data/float.bin\n"
+        "    first: 10\n"
+        "    count: 990\n"
+        "    scheduler_pe: 4\n"
+        "    worker_pes: [0, 5, 151]\n"
+        "    max_workers_per_layer: 2\n"
+        "    scheduler_firmware: sub/sched.elf\n"
+        "    worker_firmware: dnn_worker\n"
+        "    check: no\n"
+        "trace: {events: false}\n";
+    Scenario s = load_text(yaml, "chip.yaml");
+    const std::string file = path("chip.yaml");
+    EXPECT_EQ(s.platform_kind, "spinnaker2_chip");
+    ASSERT_EQ(s.params.size(), 1u);
+    EXPECT_TRUE(s.cores.empty());
+    EXPECT_TRUE(s.buffers.empty());
+    EXPECT_TRUE(s.checks.empty());
+    ASSERT_TRUE(s.dnn.has_value());
+    const DnnWorkload& d = *s.dnn;
+    EXPECT_EQ(d.model, (kModels / "mlp_fmnist_int8.onnx").lexically_normal().string());
+    EXPECT_EQ(d.inputs, (kModels / "fmnist_test_1000.bin").lexically_normal().string());
+    EXPECT_EQ(d.labels, (kModels / "fmnist_test_1000_labels.bin").lexically_normal().string());
+    EXPECT_EQ(d.float_predictions, (m_dir / "data" / "float.bin").string());
+    EXPECT_EQ(d.first, 10u);
+    EXPECT_EQ(d.count, 990u);
+    EXPECT_EQ(d.scheduler_pe, 4u);
+    EXPECT_EQ(d.worker_pes, (std::vector<uint32_t>{0, 5, 151}));
+    EXPECT_FALSE(d.all_workers);
+    EXPECT_EQ(d.max_workers_per_layer, 2u);
+    EXPECT_EQ(d.scheduler_firmware, "sub/sched.elf");
+    EXPECT_EQ(d.scheduler_firmware_path, (m_dir / "sub" / "sched.elf").string());
+    EXPECT_EQ(d.worker_firmware, "dnn_worker");
+    EXPECT_EQ(d.worker_firmware_path, (m_dir / "fw" / "dnn_worker.elf").string());
+    EXPECT_FALSE(d.check);
+    EXPECT_EQ(d.origin.str(), file + ":6:5");
+    EXPECT_EQ(d.origins.at("model").str(), file + ":6:12");
+    EXPECT_EQ(d.origins.at("count").str(), file + ":11:12");
+    EXPECT_EQ(d.origins.at("worker_pes").str(), file + ":13:17");
+    EXPECT_EQ(d.origins.at("worker_pes.2").str(), file + ":13:24");
+    // A key left at its default points at the dnn map.
+    EXPECT_EQ(d.origins.at("workers").str(), file + ":6:5");
+    EXPECT_EQ(d.origins.size(), 14u + 3u);
+    EXPECT_FALSE(s.trace.events);
+}
+
+TEST_F(DnnScenarioTest, DefaultsAndWorkerForms) {
+    Scenario s = load_text(chip_yaml());
+    ASSERT_TRUE(s.dnn.has_value());
+    const DnnWorkload& d = *s.dnn;
+    EXPECT_EQ(d.labels, "");
+    EXPECT_EQ(d.float_predictions, "");
+    EXPECT_EQ(d.first, 0u);
+    EXPECT_EQ(d.count, 100u);
+    EXPECT_EQ(d.scheduler_pe, 0u);
+    EXPECT_EQ(d.workers, 8u);
+    EXPECT_FALSE(d.all_workers);
+    EXPECT_TRUE(d.worker_pes.empty());
+    EXPECT_EQ(d.max_workers_per_layer, 0u);
+    EXPECT_EQ(d.scheduler_firmware, "dnn_scheduler");
+    EXPECT_EQ(d.scheduler_firmware_path, (m_dir / "fw" / "dnn_scheduler.elf").string());
+    EXPECT_EQ(d.worker_firmware, "dnn_worker");
+    EXPECT_EQ(d.worker_firmware_path, (m_dir / "fw" / "dnn_worker.elf").string());
+    EXPECT_TRUE(d.check);
+
+    Scenario all = load_text(chip_yaml("    workers: all\n    scheduler_pe: 151\n"));
+    EXPECT_TRUE(all.dnn->all_workers);
+    EXPECT_EQ(all.dnn->workers, 0u);
+    EXPECT_EQ(all.dnn->scheduler_pe, 151u);
+
+    Scenario n = load_text(chip_yaml("    workers: 151\n"));
+    EXPECT_FALSE(n.dnn->all_workers);
+    EXPECT_EQ(n.dnn->workers, 151u);
+}
+
+TEST_F(DnnScenarioTest, MissingModelFile) {
+    auto errs = errors_of(
+        "platform: {kind: spinnaker2_chip}\n"
+        "workload:\n"
+        "  dnn:\n"
+        "    model: models/nope.onnx\n"
+        "    inputs: " +
+        (kModels / "fmnist_test_1000.bin").string() + "\n");
+    EXPECT_EQ(only_error(errs, path(), 4, 12, "workload.dnn.model"),
+              "model file not found: " + (m_dir / "models" / "nope.onnx").string());
+}
+
+TEST_F(DnnScenarioTest, MissingRequiredKeys) {
+    auto errs = errors_of(
+        "platform: {kind: spinnaker2_chip}\n"
+        "workload:\n"
+        "  dnn: {count: 3}\n");
+    ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
+    EXPECT_EQ(errs[0].str(), path() + ":3:8: error: workload.dnn.model: missing required key");
+    EXPECT_EQ(errs[1].str(), path() + ":3:8: error: workload.dnn.inputs: missing required key");
+
+    errs = errors_of("platform: {kind: spinnaker2_chip}\nworkload: {}\n");
+    EXPECT_EQ(only_error(errs, path(), 2, 11, "workload.dnn"), "missing required key");
+    errs = errors_of("platform: {kind: spinnaker2_chip}\n");
+    EXPECT_EQ(only_error(errs, path(), 1, 1, "workload.dnn"), "missing required key");
+}
+
+TEST_F(DnnScenarioTest, UnknownKeySuggests) {
+    auto errs = errors_of(chip_yaml("    cuont: 10\n"));
+    EXPECT_EQ(only_error(errs, path(), 6, 5, "workload.dnn.cuont"),
+              "unknown key \"cuont\"; did you mean \"count\"? (valid keys: model, inputs, labels, "
+              "float_predictions, first, count, scheduler_pe, workers, worker_pes, "
+              "max_workers_per_layer, layer_workers, scheduler_firmware, worker_firmware, check)");
+}
+
+TEST_F(DnnScenarioTest, CountMustBePositive) {
+    auto errs = errors_of(chip_yaml("    count: 0\n"));
+    EXPECT_EQ(only_error(errs, path(), 6, 12, "workload.dnn.count"),
+              "expected an inference count >= 1, got \"0\"");
+    errs = errors_of(chip_yaml("    count: -3\n"));
+    EXPECT_EQ(only_error(errs, path(), 6, 12, "workload.dnn.count"),
+              "expected an inference count in [0, 18446744073709551615], got \"-3\"");
+}
+
+TEST_F(DnnScenarioTest, WorkerErrors) {
+    auto errs = errors_of(chip_yaml("    workers: 4\n    worker_pes: [1, 2]\n"));
+    EXPECT_EQ(only_error(errs, path(), 7, 5, "workload.dnn.worker_pes"),
+              "give either workers (a count or \"all\") or worker_pes (a list), not both "
+              "(workers at " +
+                  path() + ":6:5)");
+
+    errs = errors_of(chip_yaml("    scheduler_pe: 7\n    worker_pes: [1, 7, 3]\n"));
+    EXPECT_EQ(only_error(errs, path(), 7, 21, "workload.dnn.worker_pes.1"),
+              "pe 7 is the scheduler (scheduler_pe); workers must be other pes");
+
+    errs = errors_of(chip_yaml("    worker_pes: [1, 2, 3, 2]\n"));
+    EXPECT_EQ(only_error(errs, path(), 6, 27, "workload.dnn.worker_pes.3"),
+              "duplicate worker pe 2 (first at " + path() + ":6:21)");
+
+    errs = errors_of(chip_yaml("    workers: many\n"));
+    EXPECT_EQ(only_error(errs, path(), 6, 14, "workload.dnn.workers"),
+              "expected a worker count in [1, 151] or \"all\", got \"many\"");
+    errs = errors_of(chip_yaml("    workers: al\n"));
+    EXPECT_EQ(only_error(errs, path(), 6, 14, "workload.dnn.workers"),
+              "expected a worker count in [1, 151] or \"all\", got \"al\" (did you mean \"all\"?)");
+
+    // Several at once: every problem is reported.
+    errs =
+        errors_of(chip_yaml("    workers: 0\n"
+                            "    worker_pes: [152, x, 0]\n"
+                            "    scheduler_pe: 152\n"
+                            "    max_workers_per_layer: 200\n"));
+    std::vector<std::string> got;
+    for (const auto& e : errs) got.push_back(e.str());
+    const std::string p = path();
+    const std::vector<std::string> want = {
+        p + ":6:14: error: workload.dnn.workers: expected a worker count in [1, 151] or \"all\", "
+            "got \"0\"",
+        p +
+            ":7:5: error: workload.dnn.worker_pes: give either workers (a count or \"all\") or "
+            "worker_pes (a list), not both (workers at " +
+            p + ":6:5)",
+        p + ":7:18: error: workload.dnn.worker_pes.0: expected a global pe index in [0, 151], "
+            "got \"152\"",
+        p + ":7:23: error: workload.dnn.worker_pes.1: expected a global pe index in [0, 151], "
+            "got \"x\"",
+        p + ":8:19: error: workload.dnn.scheduler_pe: expected a global pe index in [0, 151], "
+            "got \"152\"",
+        p + ":9:28: error: workload.dnn.max_workers_per_layer: expected a worker count (0 = no "
+            "cap) in [0, 151], got \"200\"",
+    };
+    EXPECT_EQ(got, want);
+
+    errs = errors_of(chip_yaml("    worker_pes: []\n"));
+    EXPECT_EQ(only_error(errs, path(), 6, 17, "workload.dnn.worker_pes"),
+              "expected a non-empty list of global pe indices, got an empty list");
+}
+
+TEST_F(DnnScenarioTest, LabelsMustCoverTheInputsUsed) {
+    write_file(m_dir / "short.bin", std::string(50, '\0'));
+    auto errs = errors_of(chip_yaml("    labels: short.bin\n    first: 45\n    count: 6\n"));
+    EXPECT_EQ(
+        only_error(errs, path(), 8, 12, "workload.dnn.count"),
+        "first 45 + count 6 runs past the 50 entries of labels " + (m_dir / "short.bin").string());
+    // The last entry is usable.
+    Scenario s = load_text(chip_yaml("    labels: short.bin\n    first: 45\n    count: 5\n"));
+    EXPECT_EQ(s.dnn->labels, (m_dir / "short.bin").string());
+    // The count's default (100) counts too; the error then points at the dnn map.
+    errs = errors_of(chip_yaml("    float_predictions: short.bin\n"));
+    EXPECT_EQ(only_error(errs, path(), 4, 5, "workload.dnn.count"),
+              "first 0 + count 100 runs past the 50 entries of float_predictions " +
+                  (m_dir / "short.bin").string());
+
+    write_file(m_dir / "empty.bin", "");
+    errs = errors_of(
+        "platform: {kind: spinnaker2_chip}\n"
+        "workload: {dnn: {model: " +
+        (kModels / "mlp_fmnist_int8.onnx").string() + ", inputs: empty.bin, labels: nope.bin}}\n");
+    ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
+    EXPECT_EQ(errs[0].key, "workload.dnn.inputs");
+    EXPECT_EQ(errs[0].message, "inputs file is empty: " + (m_dir / "empty.bin").string());
+    EXPECT_EQ(errs[1].key, "workload.dnn.labels");
+    EXPECT_EQ(errs[1].message, "labels file not found: " + (m_dir / "nope.bin").string());
+}
+
+TEST_F(DnnScenarioTest, FirmwareResolvedLikeCores) {
+    auto errs = errors_of(chip_yaml("    worker_firmware: dnn_wroker\n"));
+    EXPECT_EQ(only_error(errs, path(), 6, 22, "workload.dnn.worker_firmware"),
+              "firmware \"dnn_wroker\" not found; looked in: " +
+                  (m_dir / "fw" / "dnn_wroker.elf").string() + " (did you mean \"dnn_worker\"?)");
+    // A missing default program is reported at the dnn map.
+    fs::remove(m_dir / "fw" / "dnn_scheduler.elf");
+    errs = errors_of(chip_yaml());
+    EXPECT_EQ(only_error(errs, path(), 4, 5, "workload.dnn.scheduler_firmware"),
+              "firmware \"dnn_scheduler\" not found; looked in: " +
+                  (m_dir / "fw" / "dnn_scheduler.elf").string());
+}
+
+TEST_F(DnnScenarioTest, ChipKindRejectsPeWorkloadKeys) {
+    auto errs =
+        errors_of(chip_yaml("  buffers: {x: {dtype: int8, shape: [4]}}\n"
+                            "  cores: [{firmware: mla_fc}]\n"
+                            "checks: [{kind: equal, buffer: x, expect: x}]\n"));
+    ASSERT_EQ(errs.size(), 3u) << ScenarioError(errs).what();
+    EXPECT_EQ(errs[0].str(), path() +
+                                 ":6:3: error: workload.buffers: not allowed with platform kind "
+                                 "spinnaker2_chip: the chip kind runs a workload.dnn (buffers, "
+                                 "cores and checks are for spinnaker2_pe)");
+    EXPECT_EQ(errs[1].str(), path() +
+                                 ":7:3: error: workload.cores: not allowed with platform kind "
+                                 "spinnaker2_chip: the chip kind runs a workload.dnn (buffers, "
+                                 "cores and checks are for spinnaker2_pe)");
+    EXPECT_EQ(errs[2].str(), path() +
+                                 ":8:1: error: checks: not allowed with platform kind "
+                                 "spinnaker2_chip: the chip kind runs a workload.dnn, whose "
+                                 "outputs are compared with the integer reference by "
+                                 "workload.dnn.check");
+}
+
+TEST_F(DnnScenarioTest, PeKindRejectsDnn) {
+    auto errs = errors_of(std::string(kMinimal) + "  dnn: {count: 3}\n");
+    EXPECT_EQ(only_error(errs, path(), 5, 3, "workload.dnn"),
+              "not allowed with platform kind spinnaker2_pe: a dnn workload runs on platform "
+              "kind spinnaker2_chip");
+}
+
+TEST_F(DnnScenarioTest, BadKindDoesNotCascade) {
+    // With an invalid kind, the workload's keys decide its shape and only the kind is wrong.
+    auto errs = errors_of("platform: {kind: spinnaker2_chp}\n" + chip_yaml().substr(34));
+    EXPECT_EQ(only_error(errs, path(), 1, 18, "platform.kind"),
+              "expected spinnaker2_pe|spinnaker2_chip, got \"spinnaker2_chp\" (did you mean "
+              "\"spinnaker2_chip\"?)");
+}
+
+TEST_F(DnnScenarioTest, SetEditsDnn) {
+    m_opts.sets = {"workload.dnn.count=10", "workload.dnn.worker_pes=[3, 1]",
+                   "workload.dnn.check=false", "dram.efficiency=0.4"};
+    Scenario s = load_text(chip_yaml("    count: 500\n"));
+    ASSERT_TRUE(s.dnn.has_value());
+    EXPECT_EQ(s.dnn->count, 10u);
+    EXPECT_EQ(s.dnn->origins.at("count").str(), "--set");
+    EXPECT_EQ(s.dnn->worker_pes, (std::vector<uint32_t>{3, 1}));
+    EXPECT_FALSE(s.dnn->check);
+    ASSERT_EQ(s.params.size(), 1u);
+    EXPECT_EQ(s.params[0].path, "dram.efficiency");
+
+    // A pe scenario turned into a chip run from the command line.
+    m_opts.sets = {"platform.kind=spinnaker2_chip",
+                   "workload.dnn.model=" + (kModels / "mlp_fmnist_int8.onnx").string(),
+                   "workload.dnn.inputs=" + (kModels / "fmnist_test_1000.bin").string(),
+                   "workload.dnn.workers=all"};
+    Scenario c = load_text("platform: {kind: spinnaker2_pe}\nworkload: {}\n");
+    EXPECT_EQ(c.platform_kind, "spinnaker2_chip");
+    ASSERT_TRUE(c.dnn.has_value());
+    EXPECT_TRUE(c.dnn->all_workers);
+    EXPECT_EQ(c.dnn->origin.str(), "--set");
+
+    m_opts.sets = {"workload.dnn.count=0"};
+    auto errs = errors_of(chip_yaml());
+    EXPECT_EQ(only_error(errs, "--set", 0, 0, "workload.dnn.count"),
+              "expected an inference count >= 1, got \"0\"");
+}
+
+TEST_F(DnnScenarioTest, RoundTripThroughDump) {
+    write_file(m_dir / "data" / "float.bin", std::string(1000, '\x01'));
+    write_file(m_dir / "sub" / "sched.elf", "x");
+    for (const std::string workers :
+         {"    worker_pes: [9, 2, 100]\n", "    workers: all\n", "    workers: 17\n", ""}) {
+        SCOPED_TRACE(workers);
+        Scenario a = load_text(chip_yaml(workers + "    labels: " +
+                                         (kModels / "fmnist_test_1000_labels.bin").string() +
+                                         "\n"
+                                         "    float_predictions: data/float.bin\n"
+                                         "    first: 900\n"
+                                         "    count: 7\n"
+                                         "    scheduler_pe: 3\n"
+                                         "    max_workers_per_layer: 5\n"
+                                         "    scheduler_firmware: sub/sched.elf\n"
+                                         "    check: off\n") +
+                               "trace: {file: dnn.h5}\n");
+        std::string text = dump(a);
+        EXPECT_EQ(text.find("cores"), std::string::npos) << text;
+        write_file(m_dir / "elsewhere" / "dumped.yaml", text);
+        Scenario b = load((m_dir / "elsewhere" / "dumped.yaml").string(), m_opts);
+        EXPECT_EQ(diff_resolved(a, b), "") << text;
+        EXPECT_EQ(dump(b), text);
+    }
+
+    // The defaults (no optional files) round-trip too.
+    Scenario m = load_text(chip_yaml(), "mini.yaml");
+    write_file(m_dir / "elsewhere" / "mini_dump.yaml", dump(m));
+    Scenario m2 = load((m_dir / "elsewhere" / "mini_dump.yaml").string(), m_opts);
+    EXPECT_EQ(diff_resolved(m, m2), "") << dump(m);
+    EXPECT_EQ(m2.dnn->labels, "");
+    EXPECT_EQ(m2.dnn->workers, 8u);
+}
+
+TEST_F(DnnScenarioTest, DiffResolvedComparesDnn) {
+    write_file(m_dir / "sub" / "w.elf", "x");
+    Scenario a = load_text(chip_yaml("    worker_pes: [1, 2]\n    worker_firmware: sub/w.elf\n"));
+    Scenario b = a;
+    EXPECT_EQ(diff_resolved(a, b), "");
+    b.dnn->count = 5;
+    EXPECT_EQ(diff_resolved(a, b), "workload.dnn.count: 100 != 5");
+    b = a;
+    b.dnn->worker_pes[1] = 3;
+    EXPECT_EQ(diff_resolved(a, b), "workload.dnn.worker_pes.1: 2 != 3");
+    b = a;
+    b.dnn->all_workers = true;
+    EXPECT_EQ(diff_resolved(a, b), "workload.dnn.all_workers: false != true");
+    b = a;
+    b.dnn->check = false;
+    EXPECT_EQ(diff_resolved(a, b), "workload.dnn.check: true != false");
+    b = a;
+    b.dnn->worker_firmware_path = "/x.elf";
+    EXPECT_EQ(diff_resolved(a, b), "workload.dnn.worker_firmware_path: \"" +
+                                       (m_dir / "sub" / "w.elf").string() + "\" != \"/x.elf\"");
+    b = a;
+    b.dnn.reset();
+    EXPECT_EQ(diff_resolved(a, b), "workload.dnn: true != false");
+    // The firmware's spelling and the origins are not content.
+    b = a;
+    b.dnn->worker_firmware = "other/spelling.elf";
+    b.dnn->origins.clear();
+    b.dnn->origin = Origin{"--set", 0, 0};
+    EXPECT_EQ(diff_resolved(a, b), "");
+}
+
+// The documentation's chip example must load as written (paths relative to scenarios/).
+TEST_F(DnnScenarioTest, ReadmeChipExampleLoads) {
+    std::ifstream in(fs::path(NMSIM_SOURCE_DIR) / "scenarios" / "README.md");
+    ASSERT_TRUE(in) << "scenarios/README.md";
+    std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t start = readme.find("```yaml\n", readme.find("### `workload.dnn`"));
+    ASSERT_NE(start, std::string::npos);
+    start += 8;
+    size_t end = readme.find("```", start);
+    ASSERT_NE(end, std::string::npos);
+    fs::create_directory_symlink(kModels, m_dir / "models");
+    Scenario s = load_text(readme.substr(start, end - start), "chip_example.yaml");
+    EXPECT_EQ(s.platform_kind, "spinnaker2_chip");
+    ASSERT_TRUE(s.dnn.has_value());
+    EXPECT_EQ(s.dnn->model, (m_dir / "models" / "mlp_fmnist_int8.onnx").string());
+    EXPECT_FALSE(s.dnn->labels.empty());
 }
 
 }  // namespace

@@ -62,9 +62,16 @@ struct IrqProbe : nmsim::IrqSink {
     }
 };
 
+// The hand-worked timings below use a 16 B/cycle operand fetch (the calibrated default differs).
+MlaParams formula_params() {
+    MlaParams p;
+    p.fetch_bytes_per_cycle = 16;
+    return p;
+}
+
 class MlaTest : public nmsim::test::SystemCTest {
 protected:
-    void build(MlaParams p = MlaParams{}, uint64_t sram_bytes = 128 * 1024) {
+    void build(MlaParams p = formula_params(), uint64_t sram_bytes = 128 * 1024) {
         sc_core::sc_set_time_resolution(1, SC_PS);
         params = p;
         sram = std::make_unique<Memory>("sram", sram_bytes, sc_core::SC_ZERO_TIME);
@@ -302,7 +309,7 @@ class MlaRandomTest : public MlaTest, public ::testing::WithParamInterface<unsig
 
 TEST_P(MlaRandomTest, MatchesReference) {
     const unsigned acc_bits = GetParam();
-    MlaParams p;
+    MlaParams p = formula_params();
     p.acc_bits = acc_bits;
     build(p);
     const uint32_t seed = seed_or_env(0x5EED0000u + acc_bits);
@@ -315,7 +322,7 @@ INSTANTIATE_TEST_SUITE_P(AccBits, MlaRandomTest, ::testing::Values(29u, 24u, 16u
 // Large K: the 29-bit accumulator wraps (checked against the unwrapped result), and with 48 bits
 // the sum of K > 2^15 int8 products stays exact beyond 32 bits.
 TEST_F(MlaTest, LargeKWrapsAtAccBits) {
-    MlaParams p;
+    MlaParams p = formula_params();
     p.acc_bits = 29;
     build(p, 512 * 1024);
     run([&] {
@@ -350,7 +357,7 @@ TEST_F(MlaTest, LargeKWrapsAtAccBits) {
 }
 
 TEST_F(MlaTest, LargeKExactWith48BitAccumulator) {
-    MlaParams p;
+    MlaParams p = formula_params();
     p.acc_bits = 48;
     build(p, 512 * 1024);
     run([&] {
@@ -535,7 +542,7 @@ TEST_F(MlaTest, BiasAccumulateAndConvTiming) {
 }
 
 TEST_F(MlaTest, FetchWidthAndStartupParameters) {
-    MlaParams p;
+    MlaParams p = formula_params();
     p.fetch_bytes_per_cycle = 4;
     p.startup_cycles = 100;
     p.n_rows = 2;

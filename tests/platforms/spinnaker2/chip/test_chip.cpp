@@ -15,6 +15,7 @@
 #include "nmsim/hw/spinnaker2/noc_map.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 #include "nmsim/hw/spinnaker2/signal_regs.h"
+#include "models/common/sim_kernel.h"
 #include "platforms/spinnaker2/chip.h"
 #include "tests/support/bus_master.h"
 #include "tests/support/systemc_fixture.h"
@@ -63,7 +64,8 @@ protected:
 
 TEST_F(ChipTest, PeBusReachesRemoteSramDramAndHostThroughTheNoc) {
     ChipParams p;
-    p.qpe_count = 2;  // PEs 0..7
+    p.qpe_count = 2;                    // PEs 0..7
+    p.core_ext_latency = nmsim::Time{};  // the exact NoC/DRAM sums below; see CoreExtLatencyAdds
     Chip chip("chip", p, 1, nullptr, false);
     ASSERT_EQ(chip.pe_count(), 8u);
     BusMaster m("m");
@@ -101,7 +103,7 @@ TEST_F(ChipTest, PeBusReachesRemoteSramDramAndHostThroughTheNoc) {
     EXPECT_GE(dram1.delay.value(), noc_write_ps(chip, 0, chip.noc().dram_endpoint(1).value, 1) +
                                        d.t_ctrl.ps + d.t_wl.ps);
     ASSERT_TRUE(host.ok) << host.why;
-    std::memcpy(&v, chip.host().data() + 0x10, 4);
+    std::memcpy(&v, chip.host().buffer() + 0x10, 4);
     EXPECT_EQ(v, 0x5A5A5A5Au);
     EXPECT_GE(host.delay.value(), p.host.latency.ps);
     ASSERT_TRUE(dram_rd.ok) << dram_rd.why;
@@ -284,6 +286,26 @@ TEST_F(ChipTest, PerfLevelsSetEachPesClock) {
         const bool slow = i == 1 || i == 4 || i == 5;
         EXPECT_EQ(chip.pe(i).core.clock().hz, slow ? p.pe.pl0_freq.hz : p.pe.pl1_freq.hz) << "pe" << i;
     }
+}
+
+
+// The core's path into the NoC adds core_ext_latency to every access; the DMA's path does not.
+TEST_F(ChipTest, CoreExtLatencyAdds) {
+    uint64_t delay[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+        fresh_sim_kernel();
+        ChipParams p;
+        p.qpe_count = 2;
+        p.core_ext_latency = nmsim::Time::from_ns(i == 0 ? 0 : 400);
+        Chip chip("chip", p, 1, nullptr, false);
+        BusMaster m("m");
+        m.sock.bind(chip.pe(0).bus.in);
+        BusMaster::Result res;
+        m.body = [&] { res = m.transport(tlm::TLM_WRITE_COMMAND, s2_dram_global_addr(0, 0x100), 7u); };
+        sc_core::sc_start();
+        delay[i] = res.delay.value();
+    }
+    EXPECT_EQ(delay[1] - delay[0], 400000u);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
  *
  *   s2_dnn_global_t                      global configuration (64 B) at the base
  *   uint32_t worker_pes[num_workers]     global PE indices of the workers (16-byte aligned end)
- *   time area                            s2_dnn_interval_t slots, see s2_dnn_time_* below
+ *   time area                            intervals and worker records, s2_dnn_time_* below
  *   layer configurations                 linked list; per layer: s2_dnn_layer_t, then
  *                                        num_workers s2_dnn_worker_t, then the constants
  *                                        (weights, biases); the last entry has type FINISH
@@ -109,7 +109,7 @@ typedef struct {
     uint32_t output_row_stride;  /* bytes between output rows (the layer's n) */
     uint32_t shift;              /* requantisation shift */
     uint32_t flags;              /* S2_DNN_FLAG_* */
-    uint32_t time_slot;          /* this worker's s2_dnn_interval_t for this layer */
+    uint32_t time_slot;          /* this worker's s2_dnn_worker_time_t for this layer */
     uint32_t in_exponent;        /* int32 stored as uint32: input scale 2^-k (softmax needs it) */
     uint32_t out_exponent;       /* int32 stored as uint32: output scale 2^-k */
     /* conv2d, maxpool, avgpool: HWC input map, window; the MLA takes one stride and one
@@ -119,7 +119,9 @@ typedef struct {
     uint32_t ker_h, ker_w;
     uint32_t stride;
     uint32_t pad;
-    uint32_t reserved[15];
+    uint32_t type;  /* the layer's S2_DNN_LAYER_* (a worker needs only its configuration) */
+    uint32_t layer; /* the layer's index in the list */
+    uint32_t reserved[13];
 } s2_dnn_worker_t;
 
 #ifdef __cplusplus
@@ -134,13 +136,29 @@ _Static_assert(sizeof(s2_dnn_layer_t) == 32, "layer header is 32 B");
 _Static_assert(sizeof(s2_dnn_worker_t) == 192, "worker configuration is 192 B");
 #endif
 
-/* Time area: scheduler slots [setup, layer 0 .. layer L-1, cleanup], then for each worker w of
- * the global list one slot per layer. L = num_layers (FINISH excluded), W = num_workers. */
-static inline uint32_t s2_dnn_time_slots(uint32_t num_layers, uint32_t num_workers) {
-    return num_layers + 2u + num_workers * num_layers;
-}
+/* A worker's record of one layer, in its own PE's cycles: the interval and where it went
+ * (cycles waiting for DMA transfers of the layer's constants into SRAM, and for the MLA or the
+ * core's compute loop; the rest is inputs, outputs and firmware). */
+typedef struct {
+    uint32_t start;
+    uint32_t end;
+    uint32_t load;    /* cycles waiting for DMA of the constants (weights, biases) from DRAM;
+                       * layers without constants: of their inputs */
+    uint32_t compute; /* cycles of the MLA operations or the core's softmax/pool loops */
+} s2_dnn_worker_time_t;
+
+#ifdef __cplusplus
+static_assert(sizeof(s2_dnn_worker_time_t) == 16, "worker time record is 16 B");
+#else
+_Static_assert(sizeof(s2_dnn_worker_time_t) == 16, "worker time record is 16 B");
+#endif
+
+/* Time area: scheduler intervals [setup, layer 0 .. layer L-1, cleanup] (s2_dnn_interval_t),
+ * then for each worker w of the global list one s2_dnn_worker_time_t per layer.
+ * L = num_layers (FINISH excluded), W = num_workers. */
 static inline uint32_t s2_dnn_time_size(uint32_t num_layers, uint32_t num_workers) {
-    return (uint32_t)sizeof(s2_dnn_interval_t) * s2_dnn_time_slots(num_layers, num_workers);
+    return (uint32_t)sizeof(s2_dnn_interval_t) * (num_layers + 2u) +
+           (uint32_t)sizeof(s2_dnn_worker_time_t) * num_workers * num_layers;
 }
 static inline uint32_t s2_dnn_time_setup(uint32_t time_addr) { return time_addr; }
 static inline uint32_t s2_dnn_time_layer(uint32_t time_addr, uint32_t layer) {
@@ -151,8 +169,65 @@ static inline uint32_t s2_dnn_time_cleanup(uint32_t time_addr, uint32_t num_laye
 }
 static inline uint32_t s2_dnn_time_worker(uint32_t time_addr, uint32_t num_layers, uint32_t worker,
                                           uint32_t layer) {
-    return time_addr +
-           (uint32_t)sizeof(s2_dnn_interval_t) * (num_layers + 2u + worker * num_layers + layer);
+    return time_addr + (uint32_t)sizeof(s2_dnn_interval_t) * (num_layers + 2u) +
+           (uint32_t)sizeof(s2_dnn_worker_time_t) * (worker * num_layers + layer);
 }
+
+/* Softmax (S2_DNN_LAYER_SOFTMAX), integer semantics shared by the worker firmware and the host's
+ * reference (tools/compiler/graph_reference.h). Per row of k int8 inputs x with exponent kx
+ * (value x * 2^-kx, 0 <= kx <= 15) to k int8 outputs y with exponent ky (0 <= ky <= 16), the
+ * Quantize/Dequantize pair around the ONNX Softmax folded in:
+ *   mx  = max_i x_i
+ *   t_i = (x_i - mx) * 2^(15 - kx)                    s16.15, <= 0
+ *   e_i = EXP(t_i) with S2_DNN_SOFTMAX_EXP_ITERATIONS  the PE's EXP unit (exp_regs.h), s16.15
+ *   s   = sum_i e_i                                   uint32 (e_i <= 2^15, k <= 65535)
+ *   y_i = min(127, (e_i * 2^ky + s / 2) / s)          unsigned, division rounds down
+ * mx's e is exactly 1.0 (2^15), so s >= 2^15 and e_i * 2^ky <= 2^31. */
+#define S2_DNN_SOFTMAX_EXP_ITERATIONS 16u
+#define S2_DNN_SOFTMAX_MAX_IN_EXPONENT 15
+#define S2_DNN_SOFTMAX_MAX_OUT_EXPONENT 16
+
+/* Run protocol (docs/dnn_flow.md). Both firmware programs take the image base (the global
+ * configuration's address) as argument 0. Signal words (signal_regs.h):
+ *  host -> scheduler   RUN: one inference on the input now in DRAM; EXIT: stop every core.
+ *  scheduler -> worker SETUP_BASE + the SRAM offset of the scheduler's completion array (read the
+ *                      global configuration, clear the time records), the address of the
+ *                      worker's s2_dnn_worker_t in a layer (>= S2_DNN_SIG_ADDR_MIN: run its part
+ *                      of that layer), FINISH (store the time records in DRAM), EXIT.
+ * Workers answer through the completion array, uint32_t done[num_workers] in the scheduler's
+ * SRAM: worker w writes DONE_BASE + layer index (its part of the layer is in DRAM), FINISHED, or
+ * ERROR_BASE + code (it then exits with that code) to done[w] with a remote SRAM write, then
+ * sends the scheduler any signal word as a wake-up. The array, not the signal FIFO (depth 4,
+ * drops on overflow), carries the answers: a dropped wake-up is harmless because a full FIFO
+ * already wakes the scheduler.
+ * After the cleanup the scheduler writes s2_dnn_host_status_t to the host buffer at
+ * S2_HOST_GLOBAL_BASE + S2_DNN_HOST_STATUS_OFFSET (noc_map.h); the host waits for that write.
+ * The host's signals carry S2_DNN_HOST_SOURCE as their sender index. */
+#define S2_DNN_SIG_RUN 1u
+#define S2_DNN_SIG_EXIT 2u
+#define S2_DNN_SIG_FINISH 4u
+#define S2_DNN_SIG_FINISHED 5u
+#define S2_DNN_SIG_WAKE 6u
+#define S2_DNN_SIG_DONE_BASE 0x00010000u
+#define S2_DNN_SIG_ERROR_BASE 0x00020000u
+#define S2_DNN_SIG_SETUP_BASE 0x00100000u /* + SRAM offset (< 1 MiB) of the completion array */
+#define S2_DNN_SIG_ADDR_MIN 0x20000000u   /* the DRAM window: worker configuration addresses */
+#define S2_DNN_HOST_SOURCE 0xFFFFu
+#define S2_DNN_HOST_STATUS_OFFSET 0u
+
+typedef struct {
+    uint32_t runs;   /* inferences completed since the cores started */
+    uint32_t status; /* 0 = ok; else S2_DNN_SIG_ERROR_BASE + code from a worker or the scheduler */
+    uint32_t layer;  /* the failing layer's index (status != 0) */
+    uint32_t pe;     /* the failing PE's global index (status != 0) */
+} s2_dnn_host_status_t;
+
+/* Error codes (ERROR_BASE + code, and the firmware's exit status). */
+#define S2_DNN_ERR_IMAGE 1u    /* bad magic/version or an inconsistent configuration */
+#define S2_DNN_ERR_DMA 2u      /* a DMA transfer failed */
+#define S2_DNN_ERR_MLA 3u      /* the MLA rejected an operation */
+#define S2_DNN_ERR_SRAM 4u     /* a layer's regions do not fit this PE's free SRAM */
+#define S2_DNN_ERR_LAYER 5u    /* unknown layer type or bad parameters */
+#define S2_DNN_ERR_PROTOCOL 6u /* an unexpected signal word */
 
 #endif /* NMSIM_HW_S2_DNN_IMAGE_H */

@@ -1,0 +1,119 @@
+#include "platforms/spinnaker2/run_common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <iomanip>
+#include <sstream>
+
+#ifndef NMSIM_VERSION
+#define NMSIM_VERSION "dev"
+#endif
+
+namespace nmsim::spinnaker2::detail {
+
+using scenario::ConfigError;
+using scenario::Origin;
+
+std::string hex32(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%08llx", static_cast<unsigned long long>(v));
+    return b;
+}
+
+std::string fmt(double v, int prec) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(prec) << v;
+    return o.str();
+}
+
+std::string grouped(uint64_t v) {
+    std::string s = std::to_string(v);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+    return s;
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char b[32];
+    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return b;
+}
+
+std::string unit_of(const ParamEntry& e) {
+    switch (e.type) {
+        case ParamType::time: return "s";
+        case ParamType::frequency: return "Hz";
+        case ParamType::bytes: return "B";
+        case ParamType::voltage: return "V";
+        default: return e.unit;
+    }
+}
+
+void resolve_into(const ParamRegistry& reg, void* root, const scenario::Scenario& s,
+                  const std::function<void(const OriginOf&, std::vector<ConfigError>&)>& extra,
+                  std::vector<ParamValue>* rows) {
+    const auto flat = flatten(reg, root);
+    std::map<std::string, const FlatParam*> by_path;
+    std::vector<std::string> paths;
+    for (const auto& f : flat) {
+        by_path[f.path] = &f;
+        paths.push_back(f.path);
+    }
+    std::map<std::string, Origin> origin;
+    std::vector<ConfigError> errors;
+    for (const auto& ov : s.params) {
+        auto it = by_path.find(ov.path);
+        if (it == by_path.end()) {
+            std::string msg = "unknown parameter of platform " + s.platform_kind;
+            const std::string near = closest_match(ov.path, paths);
+            if (!near.empty()) msg += " (did you mean \"" + near + "\"?)";
+            msg += "; `nmsim params " + s.platform_kind + "` lists them";
+            errors.push_back(ConfigError{ov.origin, ov.path, msg});
+            continue;
+        }
+        std::string err;
+        if (!it->second->set(ov.value, err)) {
+            errors.push_back(ConfigError{ov.origin, ov.path, err});
+            continue;
+        }
+        origin[ov.path] = ov.origin;
+    }
+    const OriginOf origin_of = [&](const std::string& path) {
+        auto it = origin.find(path);
+        return it == origin.end() ? Origin{"default", 0, 0} : it->second;
+    };
+    if (extra) extra(origin_of, errors);
+    if (!errors.empty()) throw scenario::ScenarioError(errors);
+    if (rows) {
+        rows->clear();
+        for (const auto& f : flat) {
+            const Origin o = origin_of(f.path);
+            rows->push_back(ParamValue{f.path, f.get(), unit_of(*f.entry), param_type_name(f.entry->type),
+                                       o.file == "default" ? "default" : o.str(), f.entry->source, f.entry->doc});
+        }
+        std::sort(rows->begin(), rows->end(),
+                  [](const ParamValue& a, const ParamValue& b) { return a.path < b.path; });
+    }
+}
+
+trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o) {
+    trace::RunInfo info;
+    info.simulator_version = NMSIM_VERSION;
+    info.scenario_path = s.path;
+    info.scenario_name = s.name;
+    info.platform = s.platform_kind;
+    info.argv = o.argv;
+    info.created_utc = utc_now();
+    info.seed = s.seed;
+    return info;
+}
+
+std::vector<trace::ParamRow> param_rows(const std::vector<ParamValue>& rows) {
+    std::vector<trace::ParamRow> prow;
+    for (const auto& v : rows)
+        prow.push_back(trace::ParamRow{v.path, v.value, v.unit, v.type, v.origin, v.source, v.doc});
+    return prow;
+}
+
+}  // namespace nmsim::spinnaker2::detail

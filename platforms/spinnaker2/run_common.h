@@ -1,0 +1,50 @@
+// What the scenario host programs (run.cpp for the PE platform, run_chip.cpp for the chip) share:
+// parameter resolution with origins, number formatting for reports, the trace's run header.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/common/param.h"
+#include "nmsim/trace/hdf5_writer.h"
+#include "platforms/spinnaker2/run.h"
+#include "tools/scenario/scenario.h"
+
+namespace nmsim::spinnaker2::detail {
+
+std::string hex32(uint64_t v);
+std::string fmt(double v, int prec);
+std::string grouped(uint64_t v);  // 1234567 -> "1,234,567"
+std::string utc_now();
+std::string unit_of(const ParamEntry& e);
+
+// Resolves defaults + scenario overrides into `root` (a parameter set with registry `reg`).
+// `extra` may add errors for cross-parameter rules; it gets the origin of a path. Throws
+// scenario::ScenarioError naming each unknown or bad parameter; fills `rows` sorted by path.
+using OriginOf = std::function<scenario::Origin(const std::string& path)>;
+void resolve_into(const ParamRegistry& reg, void* root, const scenario::Scenario& s,
+                  const std::function<void(const OriginOf&, std::vector<scenario::ConfigError>&)>& extra,
+                  std::vector<ParamValue>* rows);
+
+template <typename P>
+P resolve_paramset(const scenario::Scenario& s,
+                   const std::function<void(const P&, const OriginOf&,
+                                            std::vector<scenario::ConfigError>&)>& extra,
+                   std::vector<ParamValue>* rows) {
+    P p;
+    resolve_into(
+        registry_of<P>(), &p, s,
+        [&](const OriginOf& o, std::vector<scenario::ConfigError>& e) {
+            if (extra) extra(p, o, e);
+        },
+        rows);
+    return p;
+}
+
+trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o);
+std::vector<trace::ParamRow> param_rows(const std::vector<ParamValue>& rows);
+
+}  // namespace nmsim::spinnaker2::detail

@@ -1,0 +1,42 @@
+// Integer reference of an application graph: runs every layer on the host with the integer
+// semantics the chip computes (linear/conv2d through tools/reference's MLA reference, pools, add,
+// softmax as in firmware/include/nmsim/hw/spinnaker2/dnn_image.h). Independent of tiling and the
+// DRAM image, so it checks both. Plain C++: no SystemC, no models (the EXP unit is passed in).
+// See docs/compiler.md, "Integer reference".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tools/compiler/graph.h"
+
+namespace nmsim::compiler {
+
+// exp(x) for x in s16.15 with `iterations` table steps, result in s16.15: the PE's EXP unit
+// (nmsim::spinnaker2::ExpAccel::compute).
+using ExpFn = std::function<int32_t(int32_t x_s16_15, unsigned iterations)>;
+
+struct ReferenceOptions {
+    unsigned acc_bits = 29;  // MLA accumulator width (pe.mla.acc_bits), 8..48
+    ExpFn exp;               // required when the graph has a softmax layer
+};
+
+// Runs `graph` on one input (int8, the input layer's element order: row-major / NCHW) and returns
+// every layer's output by layer name (input and output layers included), in the graph's element
+// order (row-major; NCHW for feature maps).
+//   linear, conv2d: acc = bias + sum x*w wrapped to acc_bits after every step,
+//                   y = (acc + 2^(shift-1)) >> shift, ReLU if fused, saturate to int8
+//   add:            acc = a + b, then the same requantisation
+//   avgpool:        acc = window sum (no padding), the same requantisation
+//   maxpool:        max over the window's elements inside the map (padding never wins)
+//   flatten, output: copies;  softmax: rows of the last axis, tools/reference softmax_int8_ref.
+// Throws std::invalid_argument for a graph without exactly one input layer, an input of the
+// wrong size, a softmax without opt.exp, a padded avgpool, or parameters the references reject.
+std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
+                                                         const std::vector<int8_t>& input,
+                                                         const ReferenceOptions& opt);
+
+}  // namespace nmsim::compiler
