@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up and go for nmsim on Debian 12. Installs missing Debian packages with apt-get, builds,
 # then either runs the default scenario or builds and runs every test.
-#   ./nmsim.sh run [nmsim run options...]   build (Release) and run scenarios/s2_pe_matmul.yaml
+#   ./nmsim.sh run [nmsim run options...]   build (Release) and run scenarios/s2_mlp_fmnist.yaml
 #   ./nmsim.sh test                         build Release + ASan/UBSan, run all tests in both
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
@@ -38,7 +38,7 @@ case "$cmd" in
   run)
     install_missing
     build build -DCMAKE_BUILD_TYPE=Release
-    exec ./build/bin/nmsim run scenarios/s2_pe_matmul.yaml -o build/s2_pe_matmul.h5 "$@"
+    exec ./build/bin/nmsim run scenarios/s2_mlp_fmnist.yaml -o build/s2_mlp_fmnist.h5 "$@"
     ;;
   test)
     install_missing

@@ -4,13 +4,19 @@
 #include <chrono>
 #include <fstream>
 #include <iomanip>
+#include <sstream>
+#include <cstdio>
+
+#include <unistd.h>
 
 #include <sys/resource.h>
 
 #include "models/common/sim_kernel.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
 #include "platforms/spinnaker2/chip.h"
+#include "platforms/spinnaker2/run_chip.h"
 #include "platforms/spinnaker2/run_elf.h"
+#include "tools/scenario/scenario.h"
 
 namespace nmsim::spinnaker2 {
 namespace {
@@ -73,6 +79,50 @@ int bench_chip(const std::vector<std::string>& dirs, std::ostream& out, std::ost
     return 0;
 }
 
+// Seed 000's MLP on the full chip (scenarios/s2_mlp_fmnist.yaml): wall time per simulated
+// inference and the slowdown; then the same model with every PE of the chip as a worker (all 152
+// cores running) for the peak memory of a full-chip run.
+int bench_mlp(const std::vector<std::string>& dirs, bool quick, std::ostream& out, std::ostream& err) {
+    const std::string path = std::string(NMSIM_SCENARIOS_DIR) + "/s2_mlp_fmnist.yaml";
+    const std::string trace = "/tmp/nmsim_bench_mlp_" + std::to_string(::getpid()) + ".h5";
+    for (int all = 0; all < 2; ++all) {
+        const uint64_t count = all ? 3 : quick ? 10 : 100;
+        scenario::LoadOptions lo;
+        lo.firmware_dirs = dirs;
+        lo.sets = {"workload.dnn.count=" + std::to_string(count)};
+        if (all) lo.sets.push_back("workload.dnn.workers=all");
+        std::ostringstream rep, rerr;
+        DnnRunSummary sum;
+        RunResult r;
+        try {
+            RunOptions o;
+            o.quiet = true;
+            o.trace_path = trace;
+            r = run_chip_scenario(scenario::load(path, lo), o, rep, rerr, &sum);
+        } catch (const std::exception& e) {
+            err << "nmsim bench: " << path << ": " << e.what() << "\n";
+            return 2;
+        }
+        std::remove(trace.c_str());
+        if (!r.ok) {
+            err << "nmsim bench: MLP run failed: " << r.message << "\n";
+            return 1;
+        }
+        const double per = r.wall_seconds / double(sum.inferences);
+        if (!all)
+            out << "MLP inference (8 workers)      " << std::setprecision(1) << per * 1e3 << " ms wall per inference  ("
+                << sum.inferences << " inferences in " << std::setprecision(3) << r.wall_seconds << " s; on-chip "
+                << std::setprecision(1) << sum.total_us << " us each, slowdown " << std::setprecision(0)
+                << per / (sum.total_us * 1e-6) << "x; whole run incl. host link " << std::setprecision(1)
+                << r.sim_time_us / 1e3 << " ms simulated)\n";
+        else
+            out << "full chip, all 152 PEs running  peak RSS " << std::setprecision(1) << peak_rss_mib()
+                << " MiB  (MLP with 151 workers, " << sum.inferences << " inferences, " << std::setprecision(3)
+                << r.wall_seconds << " s wall)\n";
+    }
+    return 0;
+}
+
 }  // namespace
 
 int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& out, std::ostream& err) {
@@ -108,7 +158,8 @@ int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
     out << "MLA int8 matmul                " << std::setprecision(2) << macs / t.wall / 1e9
         << " G simulated MACs/s  (" << reps << " x " << m << "x" << k << "x" << n << ", " << std::setprecision(3)
         << t.r.sim_time_us / 1e3 << " ms simulated in " << t.wall << " s wall)\n";
-    return std::max(rc, bench_chip(dirs, out, err));
+    rc = std::max(rc, bench_chip(dirs, out, err));
+    return std::max(rc, bench_mlp(dirs, quick, out, err));
 }
 
 }  // namespace nmsim::spinnaker2

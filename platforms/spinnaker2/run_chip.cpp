@@ -95,6 +95,22 @@ size_t argmax(const int8_t* v, size_t n) {
     return best;
 }
 
+// A feature map [1][C][H][W] lives in DRAM as HWC (dnn_image.h); the host converts at the link.
+std::vector<uint8_t> nchw_to_hwc(const uint8_t* x, const std::vector<int64_t>& chw) {
+    const size_t C = size_t(chw[0]), H = size_t(chw[1]), W = size_t(chw[2]);
+    std::vector<uint8_t> y(C * H * W);
+    for (size_t c = 0; c < C; ++c)
+        for (size_t i = 0; i < H * W; ++i) y[i * C + c] = x[c * H * W + i];
+    return y;
+}
+std::vector<uint8_t> hwc_to_nchw(const std::vector<uint8_t>& x, const std::vector<int64_t>& chw) {
+    const size_t C = size_t(chw[0]), H = size_t(chw[1]), W = size_t(chw[2]);
+    std::vector<uint8_t> y(C * H * W);
+    for (size_t c = 0; c < C; ++c)
+        for (size_t i = 0; i < H * W; ++i) y[c * H * W + i] = x[i * C + c];
+    return y;
+}
+
 // Everything the host program prepares before simulating.
 struct Prepared {
     const scenario::DnnWorkload* w = nullptr;
@@ -305,7 +321,14 @@ private:
         for (uint64_t i = 0; i < count; ++i) {
             const sc_core::sc_time t0 = sc_core::sc_time_stamp();
             if (i == 0) m_r.first_run = t0;
-            link.write(g.input_addr, m_P.inputs.data() + i * m_P.input_size, m_P.input_size);
+            const uint8_t* x = m_P.inputs.data() + i * m_P.input_size;
+            const auto& in_hwc = img.tensors.at(img.input_layer).hwc;
+            if (in_hwc.size() == 3 && in_hwc[0] > 1) {
+                const std::vector<uint8_t> t = nchw_to_hwc(x, in_hwc);
+                link.write(g.input_addr, t.data(), t.size());
+            } else {
+                link.write(g.input_addr, x, m_P.input_size);
+            }
             link.signal(m_P.scheduler, S2_DNN_SIG_RUN, S2_DNN_HOST_SOURCE);
             for (;;) {
                 m_r.status = status();
@@ -316,6 +339,8 @@ private:
             std::vector<uint8_t> out(g.output_size), times(g.time_size);
             link.read(g.output_addr, out.data(), out.size());
             link.read(g.time_addr, times.data(), times.size());
+            const auto& out_hwc = img.tensors.at(img.output_layer).hwc;
+            if (out_hwc.size() == 3 && out_hwc[0] > 1) out = hwc_to_nchw(out, out_hwc);
             m_r.outputs.push_back(std::move(out));
             m_r.times.push_back(std::move(times));
             m_r.host_total += sc_core::sc_time_stamp() - t0;
