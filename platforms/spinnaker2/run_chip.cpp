@@ -237,6 +237,8 @@ Prepared prepare(const Scenario& s, const ChipParams& p) {
         target.scheduler_pe = P.scheduler;
         target.worker_pes = P.workers;
         P.image = compiler::build_image(P.graph, P.tiling, target);
+    } catch (const ScenarioError&) {
+        throw;
     } catch (const std::exception& e) {
         err("model", e.what());
         throw ScenarioError(errors);
@@ -612,6 +614,20 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
             out << row.str() << "\n";
         }
         out << "    Total" << std::string(39, ' ') << fmt(sum.total_us, 1) << " us\n";
+        if (w.published_us.size() == L + 3) {
+            out << "  vs published     " << (w.published_source.empty() ? "" : w.published_source + ": ");
+            for (uint32_t e = 0; e < L + 3; ++e) {
+                const double sim = e < L + 2 ? sum.mean[e].us : sum.total_us;
+                const double pub = w.published_us[e];
+                out << (e ? ", " : "") << (e == 0 ? "setup " : e == L + 1 ? "cleanup " : e == L + 2 ? "total " : "")
+                    << fmt(pub, 0) << " us"
+                    << (pub > 0 ? " (" + std::string(sim >= pub ? "+" : "") + fmt(100 * (sim - pub) / pub, 1) + " %)" : "");
+            }
+            out << "\n";
+        } else if (!w.published_us.empty()) {
+            out << "  vs published     not shown: published_us has " << w.published_us.size() << " entries, this run has "
+                << L + 3 << " (setup, " << L << " layers, cleanup, total)\n";
+        }
         if (L > 0)
             out << "  first layer      " << sum.mean[1].name << ": DRAM weight load " << fmt(sum.mean[1].load_us, 1)
                 << " us vs compute " << fmt(sum.mean[1].compute_us, 1) << " us per worker (of "

@@ -131,6 +131,8 @@ const char* const kDnnKeys[] = {"model",
                                 "worker_pes",
                                 "max_workers_per_layer",
                                 "layer_workers",
+                                "published_us",
+                                "published_source",
                                 "scheduler_firmware",
                                 "worker_firmware",
                                 "check"};
@@ -1359,6 +1361,29 @@ void Loader::load_dnn(const YNode* n, const YNode& workload, const Fields& wf) {
                               "a worker count (0 = no cap)"))
             d.max_workers_per_layer = *x;
     }
+    if (const YNode* v = f.get("published_us")) {
+        const std::string k = key + ".published_us";
+        d.origins["published_us"] = v->origin;
+        if (v->kind != YNode::Kind::seq || v->items.empty()) {
+            error(v->origin, k, "expected a list of times in us (setup, layers, cleanup, total), got " +
+                                    describe(*v));
+        } else {
+            for (size_t i = 0; i < v->items.size(); ++i) {
+                const YNode& item = v->items[i];
+                char* end = nullptr;
+                const double x = item.kind == YNode::Kind::scalar ? std::strtod(item.text.c_str(), &end) : -1;
+                if (item.kind != YNode::Kind::scalar || item.text.empty() || *end || !(x >= 0)) {
+                    error(item.origin, k + "." + std::to_string(i),
+                          "expected a time in us >= 0, got " + describe(item));
+                    continue;
+                }
+                d.published_us.push_back(x);
+            }
+        }
+    }
+    if (const YNode* v = f.get("published_source")) {
+        if (auto x = get_string(v, key + ".published_source")) d.published_source = *x;
+    }
     if (const YNode* v = f.get("layer_workers")) {
         const std::string k = key + ".layer_workers";
         d.origins["layer_workers"] = v->origin;
@@ -1689,6 +1714,13 @@ void dump_dnn(YAML::Emitter& e, const DnnWorkload& d) {
     }
     e << YAML::Key << "max_workers_per_layer" << YAML::Value
       << static_cast<unsigned long long>(d.max_workers_per_layer);
+    if (!d.published_us.empty()) {
+        e << YAML::Key << "published_us" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (double t : d.published_us) e << t;
+        e << YAML::EndSeq;
+    }
+    if (!d.published_source.empty())
+        e << YAML::Key << "published_source" << YAML::Value << d.published_source;
     if (!d.layer_workers.empty()) {
         e << YAML::Key << "layer_workers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
         for (uint64_t w : d.layer_workers) e << static_cast<unsigned long long>(w);
@@ -1919,6 +1951,10 @@ std::string diff_resolved(const Scenario& a, const Scenario& b) {
             .count(k + "worker_pes", x.worker_pes.size(), y.worker_pes.size());
         for (size_t i = 0; i < x.worker_pes.size() && !d.done(); ++i)
             d.field(k + "worker_pes." + std::to_string(i), x.worker_pes[i], y.worker_pes[i]);
+        d.count(k + "published_us", x.published_us.size(), y.published_us.size())
+            .field(k + "published_source", x.published_source, y.published_source);
+        for (size_t i = 0; i < x.published_us.size() && !d.done(); ++i)
+            d.field(k + "published_us." + std::to_string(i), x.published_us[i], y.published_us[i]);
         d.count(k + "layer_workers", x.layer_workers.size(), y.layer_workers.size());
         for (size_t i = 0; i < x.layer_workers.size() && !d.done(); ++i)
             d.field(k + "layer_workers." + std::to_string(i), x.layer_workers[i], y.layer_workers[i]);

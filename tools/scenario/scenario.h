@@ -139,6 +139,10 @@ struct DnnWorkload {
     // Optional caps per entry of the compiled layer list, in list order (0 = no cap beyond
     // max_workers_per_layer); e.g. [8, 4, 1, 1] pins seed 000 Table II's worker counts.
     std::vector<uint64_t> layer_workers;
+    // Optional published times (us) printed next to the simulated ones: setup, each entry of the
+    // layer list, cleanup, total (e.g. seed 000 Table II); `published_source` names them.
+    std::vector<double> published_us;
+    std::string published_source;
     // Built-in program names or .elf paths, resolved like cores[].firmware.
     std::string scheduler_firmware = "dnn_scheduler";
     std::string scheduler_firmware_path;  // resolved absolute ELF path

@@ -1026,7 +1026,7 @@ TEST_F(DnnScenarioTest, LoadsCompleteChipScenario) {
     EXPECT_EQ(d.origins.at("worker_pes.2").str(), file + ":13:24");
     // A key left at its default points at the dnn map.
     EXPECT_EQ(d.origins.at("workers").str(), file + ":6:5");
-    EXPECT_EQ(d.origins.size(), 14u + 3u);
+    EXPECT_EQ(d.origins.size(), 16u + 3u);
     EXPECT_FALSE(s.trace.events);
 }
 
@@ -1091,7 +1091,8 @@ TEST_F(DnnScenarioTest, UnknownKeySuggests) {
     EXPECT_EQ(only_error(errs, path(), 6, 5, "workload.dnn.cuont"),
               "unknown key \"cuont\"; did you mean \"count\"? (valid keys: model, inputs, labels, "
               "float_predictions, first, count, scheduler_pe, workers, worker_pes, "
-              "max_workers_per_layer, layer_workers, scheduler_firmware, worker_firmware, check)");
+              "max_workers_per_layer, layer_workers, published_us, published_source, scheduler_firmware, "
+              "worker_firmware, check)");
 }
 
 TEST_F(DnnScenarioTest, CountMustBePositive) {
