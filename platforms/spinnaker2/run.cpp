@@ -517,21 +517,7 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
         problem = sim_error().formatted();
     } else {
         for (size_t pe : pes) {
-            Pe& x = plat.pe(pe);
-            if (x.exited && x.exit_code != 0) {
-                problem = std::string(x.name()) + ": firmware exited with status " + std::to_string(x.exit_code) +
-                          (x.exit_code >= 0x100 && x.exit_code < 0x200
-                               ? " (unhandled exception " + std::to_string(x.exit_code - 0x100) + ")"
-                               : "");
-            } else if (!x.exited) {
-                const std::string where = x.core.where(x.core.pc());
-                problem = sc_core::sc_time_stamp() < max_time
-                              ? std::string(x.core.name()) + ": hang: asleep in WFI at pc " + where +
-                                    " with no interrupt pending and nothing left to simulate (t = " +
-                                    fmt(r.sim_time_us, 3) + " us)"
-                              : std::string(x.core.name()) + ": timeout: did not exit within sim.max_time = " +
-                                    format_time(p.sim.max_time) + " (pc " + where + ")";
-            }
+            problem = core_problem(plat.pe(pe), p.sim.max_time);
             if (!problem.empty()) break;
         }
     }

@@ -442,17 +442,7 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
         problem = m.str();
     } else {
         for (size_t pe : pes) {
-            Pe& x = chip.pe(pe);
-            if (x.exited && x.exit_code != 0) {
-                problem = std::string(x.name()) + ": firmware exited with status " + std::to_string(x.exit_code);
-            } else if (!x.exited) {
-                const std::string where = x.core.where(x.core.pc());
-                problem = sc_core::sc_time_stamp() < max_time
-                              ? std::string(x.core.name()) + ": hang: asleep at pc " + where +
-                                    " with nothing left to simulate (t = " + fmt(r.sim_time_us, 3) + " us)"
-                              : std::string(x.core.name()) + ": timeout: did not exit within sim.max_time = " +
-                                    format_time(p.sim.max_time) + " (pc " + where + ")";
-            }
+            problem = core_problem(chip.pe(pe), p.sim.max_time);
             if (!problem.empty()) break;
         }
         if (problem.empty() && !hr.finished) problem = "the host program did not finish (simulation ended early)";
@@ -462,8 +452,8 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
     // Results: bit-exactness, accuracy, times.
     DnnRunSummary sum;
     sum.inferences = hr.outputs.size();
-    const double f_sched = P.levels[P.scheduler] == 0 ? p.pe.pl0_freq.hz : p.pe.pl1_freq.hz;
     auto f_of = [&](uint32_t pe) { return P.levels[pe] == 0 ? p.pe.pl0_freq.hz : p.pe.pl1_freq.hz; };
+    const double f_sched = f_of(P.scheduler);
     compiler::ReferenceOptions ro;
     ro.acc_bits = p.pe.mla.acc_bits;
     ro.exp = [](int32_t x, unsigned it) { return ExpAccel::compute(x, it); };

@@ -97,6 +97,23 @@ void resolve_into(const ParamRegistry& reg, void* root, const scenario::Scenario
     }
 }
 
+std::string core_problem(Pe& x, Time max_time) {
+    if (x.exited && x.exit_code != 0)
+        return std::string(x.name()) + ": firmware exited with status " + std::to_string(x.exit_code) +
+               (x.exit_code >= 0x100 && x.exit_code < 0x200
+                    ? " (unhandled exception " + std::to_string(x.exit_code - 0x100) + ")"
+                    : "");
+    if (x.exited) return "";
+    const std::string where = x.core.where(x.core.pc());
+    const sc_core::sc_time limit(static_cast<double>(max_time.ps), sc_core::SC_PS);
+    if (sc_core::sc_time_stamp() < limit)
+        return std::string(x.core.name()) + ": hang: asleep in WFI at pc " + where +
+               " with no interrupt pending and nothing left to simulate (t = " +
+               fmt(sc_core::sc_time_stamp().to_seconds() * 1e6, 3) + " us)";
+    return std::string(x.core.name()) + ": timeout: did not exit within sim.max_time = " + format_time(max_time) +
+           " (pc " + where + ")";
+}
+
 trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o) {
     trace::RunInfo info;
     info.simulator_version = NMSIM_VERSION;

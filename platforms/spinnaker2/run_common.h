@@ -10,6 +10,7 @@
 
 #include "models/common/param.h"
 #include "nmsim/trace/hdf5_writer.h"
+#include "platforms/spinnaker2/pe_platform.h"
 #include "platforms/spinnaker2/run.h"
 #include "tools/scenario/scenario.h"
 
@@ -43,6 +44,11 @@ P resolve_paramset(const scenario::Scenario& s,
         rows);
     return p;
 }
+
+// What went wrong with a started core after sc_start returned, or "" if it exited with status 0:
+// a non-zero exit status, a hang (asleep with nothing left to simulate) or a timeout at
+// max_time. Shared by both host programs so their messages agree.
+std::string core_problem(Pe& pe, Time max_time);
 
 trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o);
 std::vector<trace::ParamRow> param_rows(const std::vector<ParamValue>& rows);
