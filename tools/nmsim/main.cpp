@@ -1,8 +1,7 @@
 // nmsim: the command-line front end.
 //   nmsim run SCENARIO [--set key.path=value]... [-o trace.h5] [--quiet] [--elaborate-only]
-//   nmsim params spinnaker2 [--scenario FILE] [--set ...] [--regs KIND|all] [--traces] [--check] [--csv]
-//   nmsim exec FIRMWARE.elf [--set key=value]... [--arg WORD]...
-//   nmsim bench [--quick]
+//   nmsim params spinnaker2 [--scenario FILE] [--set ...] [--regs KIND|all] [--traces] [--check]
+//   [--csv] nmsim exec FIRMWARE.elf [--set key=value]... [--arg WORD]... nmsim bench [--quick]
 //   nmsim --version
 // Exit status: 0 success, 1 the simulation or a check failed, 2 bad input (usage, scenario,
 // parameters, files).
@@ -17,6 +16,8 @@
 
 #include "models/common/register_bank.h"
 #include "nmsim/hw/regdef.h"
+#include "platforms/brainscales2/bench.h"
+#include "platforms/brainscales2/run.h"
 #include "platforms/spinnaker2/bench.h"
 #include "platforms/spinnaker2/run.h"
 #include "platforms/spinnaker2/run_chip.h"
@@ -64,7 +65,9 @@ int cmd_run(const std::string& path, const std::vector<std::string>& sets, const
         o.argv = argv;
         o.quiet = quiet;
         o.elaborate_only = elaborate_only;
-        const auto r = spinnaker2::run_scenario(s, o, std::cout, std::cerr);
+        const auto r = s.platform_kind == "brainscales2"
+                           ? bss2::run_bss2_scenario(s, o, std::cout, std::cerr)
+                           : spinnaker2::run_scenario(s, o, std::cout, std::cerr);
         return r.ok ? 0 : 1;
     } catch (const scenario::ScenarioError& e) {
         return report_scenario_error(e);
@@ -81,7 +84,8 @@ void print_regs(const std::string& kind) {
         for (size_t i = 0; i < t.count; ++i) {
             const RegDesc& d = t.regs[i];
             const char* acc = d.access == NM_RO ? "RO" : d.access == NM_WO ? "WO" : "RW";
-            std::printf("  0x%03x  %-12s %s  reset 0x%08x  %s\n", d.offset, d.name, acc, d.reset, d.doc);
+            std::printf("  0x%03x  %-12s %s  reset 0x%08x  %s\n", d.offset, d.name, acc, d.reset,
+                        d.doc);
         }
     }
 }
@@ -90,8 +94,8 @@ void print_traces() {
     for (const auto* s : trace::schema_registry()) {
         std::cout << "/" << s->path << "  " << s->doc << "\n";
         for (const auto& c : s->columns)
-            std::cout << "    " << std::left << std::setw(12) << c.name << " " << std::setw(4) << c.unit << " " << c.doc
-                      << "\n";
+            std::cout << "    " << std::left << std::setw(12) << c.name << " " << std::setw(4)
+                      << c.unit << " " << c.doc << "\n";
     }
 }
 
@@ -103,12 +107,13 @@ std::string csv(const std::string& s) {
 }
 
 int cmd_params(const std::string& platform, const std::string& scenario_path,
-               const std::vector<std::string>& sets, const std::string& regs, bool traces, bool check,
-               bool as_csv) {
+               const std::vector<std::string>& sets, const std::string& regs, bool traces,
+               bool check, bool as_csv) {
     // "spinnaker2" is the PE platform (kind spinnaker2_pe); a --scenario's kind wins.
-    if (platform != "spinnaker2" && platform != "spinnaker2_pe" && platform != "spinnaker2_chip") {
+    if (platform != "spinnaker2" && platform != "spinnaker2_pe" && platform != "spinnaker2_chip" &&
+        platform != "brainscales2") {
         std::cerr << "nmsim: error: unknown platform \"" << platform
-                  << "\" (valid: spinnaker2 = spinnaker2_pe, spinnaker2_chip)\n";
+                  << "\" (valid: spinnaker2 = spinnaker2_pe, spinnaker2_chip, brainscales2)\n";
         return 2;
     }
     if (!regs.empty()) {
@@ -116,8 +121,10 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
         for (const auto& t : reg_table_registry()) found = found || regs == t.kind;
         if (!found) {
             std::string kinds;
-            for (const auto& t : reg_table_registry()) kinds += std::string(kinds.empty() ? "" : ", ") + t.kind;
-            std::cerr << "nmsim: error: no register table \"" << regs << "\" (valid: all, " << kinds << ")\n";
+            for (const auto& t : reg_table_registry())
+                kinds += std::string(kinds.empty() ? "" : ", ") + t.kind;
+            std::cerr << "nmsim: error: no register table \"" << regs << "\" (valid: all, " << kinds
+                      << ")\n";
             return 2;
         }
         print_regs(regs);
@@ -129,19 +136,27 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
     }
     if (check) {
         auto problems = check_registry(registry_of<spinnaker2::PePlatformParams>());
-        for (auto& p : check_registry(registry_of<spinnaker2::ChipParams>())) problems.push_back("chip: " + p);
+        for (auto& p : check_registry(registry_of<spinnaker2::ChipParams>()))
+            problems.push_back("chip: " + p);
+        for (auto& p : check_registry(registry_of<bss2::ChipParams>()))
+            problems.push_back("brainscales2: " + p);
         for (const auto* s : trace::schema_registry())
             for (const auto& c : s->columns)
-                if (c.doc.empty()) problems.push_back(s->path + "." + c.name + ": trace column without doc");
+                if (c.doc.empty())
+                    problems.push_back(s->path + "." + c.name + ": trace column without doc");
         for (const auto& t : reg_table_registry())
             for (size_t i = 0; i < t.count; ++i)
-                if (!*t.regs[i].doc) problems.push_back(std::string(t.kind) + "." + t.regs[i].name + ": register without doc");
+                if (!*t.regs[i].doc)
+                    problems.push_back(std::string(t.kind) + "." + t.regs[i].name +
+                                       ": register without doc");
         for (const auto& p : problems) std::cerr << "nmsim params --check: " << p << "\n";
         return problems.empty() ? 0 : 1;
     }
     try {
         scenario::Scenario s;
-        s.platform_kind = platform == "spinnaker2_chip" ? "spinnaker2_chip" : "spinnaker2_pe";
+        s.platform_kind = platform == "spinnaker2_chip" ? "spinnaker2_chip"
+                          : platform == "brainscales2"  ? "brainscales2"
+                                                        : "spinnaker2_pe";
         if (!scenario_path.empty()) {
             scenario::LoadOptions lo;
             lo.sets = sets;
@@ -154,26 +169,32 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
                     std::cerr << "nmsim: error: --set \"" << kv << "\": expected key.path=value\n";
                     return 2;
                 }
-                s.params.push_back(scenario::ParamOverride{kv.substr(0, eq), kv.substr(eq + 1), {"--set", 0, 0}});
+                s.params.push_back(
+                    scenario::ParamOverride{kv.substr(0, eq), kv.substr(eq + 1), {"--set", 0, 0}});
             }
         }
         std::vector<spinnaker2::ParamValue> rows;
         if (s.platform_kind == "spinnaker2_chip")
             spinnaker2::resolve_chip_params(s, &rows);
+        else if (s.platform_kind == "brainscales2")
+            bss2::resolve_bss2_params(s, &rows);
         else
             spinnaker2::resolve_params(s, &rows);
         if (as_csv) {
             std::cout << "name,value,unit,type,origin,source,doc\n";
             for (const auto& r : rows)
-                std::cout << csv(r.path) << "," << csv(r.value) << "," << csv(r.unit) << "," << csv(r.type) << ","
-                          << csv(r.origin) << "," << csv(r.source) << "," << csv(r.doc) << "\n";
+                std::cout << csv(r.path) << "," << csv(r.value) << "," << csv(r.unit) << ","
+                          << csv(r.type) << "," << csv(r.origin) << "," << csv(r.source) << ","
+                          << csv(r.doc) << "\n";
             return 0;
         }
         for (const auto& r : rows) {
             std::cout << r.path << " = " << r.value;
-            const bool dimensioned = r.type == "Time" || r.type == "Frequency" || r.type == "Bytes" || r.type == "Voltage";
+            const bool dimensioned = r.type == "Time" || r.type == "Frequency" ||
+                                     r.type == "Bytes" || r.type == "Voltage";
             if (!r.unit.empty() && r.unit != "1" && !dimensioned) std::cout << " " << r.unit;
-            std::cout << "   [" << r.type << (r.origin == "default" ? "" : ", from " + r.origin) << "]\n"
+            std::cout << "   [" << r.type << (r.origin == "default" ? "" : ", from " + r.origin)
+                      << "]\n"
                       << "    " << r.doc << "\n    source: " << r.source << "\n";
         }
         return 0;
@@ -185,7 +206,8 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
     }
 }
 
-int cmd_exec(const std::string& elf, const std::vector<std::string>& sets, const std::vector<std::string>& args) {
+int cmd_exec(const std::string& elf, const std::vector<std::string>& sets,
+             const std::vector<std::string>& args) {
     std::vector<uint32_t> words;
     for (const auto& a : args) {
         char* end = nullptr;
@@ -203,8 +225,10 @@ int cmd_exec(const std::string& elf, const std::vector<std::string>& sets, const
     }
     std::cout << r.console;
     if (!r.console.empty() && r.console.back() != '\n') std::cout << "\n";
-    std::cout << "exec: " << elf << ": " << (r.exited ? "exit " + std::to_string(r.exit_code) : "did not exit") << ", "
-              << r.instructions << " instructions, " << r.cycles << " cycles, " << r.sim_time_us << " us\n";
+    std::cout << "exec: " << elf << ": "
+              << (r.exited ? "exit " + std::to_string(r.exit_code) : "did not exit") << ", "
+              << r.instructions << " instructions, " << r.cycles << " cycles, " << r.sim_time_us
+              << " us\n";
     if (r.error) std::cerr << "nmsim: error: " << r.message << "\n";
     return r.error || r.exit_code != 0 ? 1 : 0;
 }
@@ -217,39 +241,53 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", std::string("nmsim ") + NMSIM_VERSION);
     app.require_subcommand(1);
 
-    auto* run = app.add_subcommand("run", "run a scenario: simulate, check the results, write the trace");
+    auto* run =
+        app.add_subcommand("run", "run a scenario: simulate, check the results, write the trace");
     std::string scenario_path, out;
     std::vector<std::string> sets;
     bool quiet = false, elaborate_only = false;
     run->add_option("scenario", scenario_path, "scenario YAML file")->required();
-    run->add_option("--set", sets, "override: platform parameter (pe.mla.acc_bits=24) or scenario key (seed=3)");
-    run->add_option("-o,--output", out, "trace file (default: the scenario's trace.file or <name>.h5)");
+    run->add_option("--set", sets,
+                    "override: platform parameter (pe.mla.acc_bits=24) or scenario key (seed=3)");
+    run->add_option("-o,--output", out,
+                    "trace file (default: the scenario's trace.file or <name>.h5)");
     run->add_flag("-q,--quiet", quiet, "no report and no console echo (errors are still printed)");
     run->add_flag("--elaborate-only", elaborate_only,
-                  "check the scenario, parameters, firmware and buffer layout, print the layout, do not simulate");
+                  "check the scenario, parameters, firmware and buffer layout, print the layout, "
+                  "do not simulate");
 
-    auto* params = app.add_subcommand("params", "print the parameters of a platform (name, value, unit, source, doc)");
+    auto* params = app.add_subcommand(
+        "params", "print the parameters of a platform (name, value, unit, source, doc)");
     std::string platform, pscenario, regs;
     std::vector<std::string> psets;
     bool check = false, as_csv = false, traces = false;
-    params->add_option("platform", platform, "platform: spinnaker2 (= spinnaker2_pe) or spinnaker2_chip")->required();
-    params->add_option("--scenario", pscenario, "show effective values and their origins for this scenario");
+    params
+        ->add_option("platform", platform,
+                     "platform: spinnaker2 (= spinnaker2_pe), spinnaker2_chip or brainscales2")
+        ->required();
+    params->add_option("--scenario", pscenario,
+                       "show effective values and their origins for this scenario");
     params->add_option("--set", psets, "parameter override, as for run");
     params->add_option("--regs", regs, "print a register table (s2.mla, ..., or all)");
     params->add_flag("--traces", traces, "print the trace tables models write");
     params->add_flag("--check", check, "check every parameter has a doc, source and unit (for CI)");
     params->add_flag("--csv", as_csv, "CSV output");
 
-    auto* exec = app.add_subcommand("exec", "run one firmware ELF on a single PE (no scenario, no trace)");
+    auto* exec =
+        app.add_subcommand("exec", "run one firmware ELF on a single PE (no scenario, no trace)");
     std::string elf;
     std::vector<std::string> esets, eargs;
     exec->add_option("firmware", elf, "ELF image")->required()->check(CLI::ExistingFile);
     exec->add_option("--set", esets, "platform parameter override");
     exec->add_option("--arg", eargs, "argument-block word (repeatable, in order)");
 
-    auto* bench = app.add_subcommand("bench", "simulation speed: instructions and MLA MACs per wall second");
+    auto* bench =
+        app.add_subcommand("bench", "simulation speed: instructions and MLA MACs per wall second");
     bool quick = false;
+    std::string bench_platform = "all";
     bench->add_flag("--quick", quick, "shorter runs (less stable figures)");
+    bench->add_option("--platform", bench_platform, "spinnaker2, brainscales2 or all (default)")
+        ->check(CLI::IsMember({"spinnaker2", "brainscales2", "all"}));
 
     try {
         app.parse(argc, argv);
@@ -257,10 +295,19 @@ int main(int argc, char** argv) {
         const int rc = app.exit(e);
         return rc == 0 ? 0 : 2;
     }
-    if (*run) return cmd_run(scenario_path, sets, out, quiet, elaborate_only, join_argv(argc, argv));
+    if (*run)
+        return cmd_run(scenario_path, sets, out, quiet, elaborate_only, join_argv(argc, argv));
     if (*params) return cmd_params(platform, pscenario, psets, regs, traces, check, as_csv);
     if (*exec) return cmd_exec(elf, esets, eargs);
-    if (*bench) return nmsim::spinnaker2::run_bench(firmware_dirs(), quick, std::cout, std::cerr);
+    if (*bench) {
+        // BrainScaleS-2 first: its peak memory is then its own, not the SpiNNaker2 full-chip run's.
+        int rc = 0;
+        if (bench_platform != "spinnaker2")
+            rc = nmsim::bss2::run_bench(quick, std::cout, std::cerr);
+        if (rc == 0 && bench_platform != "brainscales2")
+            rc = nmsim::spinnaker2::run_bench(firmware_dirs(), quick, std::cout, std::cerr);
+        return rc;
+    }
     return 2;
 }
 

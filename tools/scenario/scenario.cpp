@@ -117,7 +117,10 @@ namespace {
 
 const char* const kDocKeys[] = {"name",     "description", "seed", "platform",
                                 "workload", "checks",      "trace"};
-const char* const kPlatformKinds[] = {"spinnaker2_pe", "spinnaker2_chip"};
+const char* const kPlatformKinds[] = {"spinnaker2_pe", "spinnaker2_chip", "brainscales2"};
+const char* const kBss2Kind = "brainscales2";
+const char* const kBss2Keys[] = {"network", "runtime_us",         "runs", "input_sweep", "madc",
+                                 "cadc",    "reset_between_runs", "dot"};
 const char* const kPeKind = "spinnaker2_pe";
 const char* const kChipKind = "spinnaker2_chip";
 const char* const kDnnKeys[] = {"model",
@@ -423,6 +426,11 @@ private:
     void resolve_firmware(const YNode& n, const std::string& key, std::string& name,
                           std::string& path);
     void load_dnn(const YNode* n, const YNode& workload, const Fields& wf);
+    void load_bss2(const YNode* n, const YNode& workload, const Fields& wf);
+    std::optional<double> get_real(const YNode* n, const std::string& key, double lo, double hi,
+                                   const char* what);
+    std::optional<Bss2Input> load_bss2_input(const YNode& n, const std::string& key,
+                                             double runtime_us);
     std::string load_dnn_file(const Fields& f, const char* field, bool required, const YNode& dnn);
     // `field` of `map` is present but the platform kind has no use for it.
     void not_allowed(const YNode& map, const std::string& field, const std::string& key,
@@ -1365,13 +1373,15 @@ void Loader::load_dnn(const YNode* n, const YNode& workload, const Fields& wf) {
         const std::string k = key + ".published_us";
         d.origins["published_us"] = v->origin;
         if (v->kind != YNode::Kind::seq || v->items.empty()) {
-            error(v->origin, k, "expected a list of times in us (setup, layers, cleanup, total), got " +
-                                    describe(*v));
+            error(v->origin, k,
+                  "expected a list of times in us (setup, layers, cleanup, total), got " +
+                      describe(*v));
         } else {
             for (size_t i = 0; i < v->items.size(); ++i) {
                 const YNode& item = v->items[i];
                 char* end = nullptr;
-                const double x = item.kind == YNode::Kind::scalar ? std::strtod(item.text.c_str(), &end) : -1;
+                const double x =
+                    item.kind == YNode::Kind::scalar ? std::strtod(item.text.c_str(), &end) : -1;
                 if (item.kind != YNode::Kind::scalar || item.text.empty() || *end || !(x >= 0)) {
                     error(item.origin, k + "." + std::to_string(i),
                           "expected a time in us >= 0, got " + describe(item));
@@ -1388,7 +1398,8 @@ void Loader::load_dnn(const YNode* n, const YNode& workload, const Fields& wf) {
         const std::string k = key + ".layer_workers";
         d.origins["layer_workers"] = v->origin;
         if (v->kind != YNode::Kind::seq) {
-            error(v->origin, k, "expected a list of worker counts (0 = no cap), got " + describe(*v));
+            error(v->origin, k,
+                  "expected a list of worker counts (0 = no cap), got " + describe(*v));
         } else {
             for (size_t i = 0; i < v->items.size(); ++i) {
                 const YNode& item = v->items[i];
@@ -1416,6 +1427,215 @@ void Loader::load_dnn(const YNode* n, const YNode& workload, const Fields& wf) {
     if (auto b = get_bool(f.get("check"), key + ".check")) d.check = *b;
 
     if (m_errors.size() == errors_before) m_s.dnn = std::move(d);
+}
+
+std::optional<double> Loader::get_real(const YNode* n, const std::string& key, double lo, double hi,
+                                       const char* what) {
+    if (!n) return std::nullopt;
+    std::optional<double> v;
+    if (n->kind == YNode::Kind::scalar) v = parse_real(n->text);
+    if (!v) {
+        error(n->origin, key, std::string("expected ") + what + ", got " + describe(*n));
+        return std::nullopt;
+    }
+    if (!(*v >= lo && *v <= hi)) {
+        error(n->origin, key,
+              std::string("expected ") + what + " in [" + format_real(lo) + ", " + format_real(hi) +
+                  "], got " + describe(*n));
+        return std::nullopt;
+    }
+    return v;
+}
+
+// One input entry: {population, kind: poisson|regular|times, rate_hz, start_us, stop_us,
+// times_us}.
+std::optional<Bss2Input> Loader::load_bss2_input(const YNode& n, const std::string& key,
+                                                 double runtime_us) {
+    Fields f =
+        read_map(&n, key, {"population", "kind", "rate_hz", "start_us", "stop_us", "times_us"});
+    if (!f.ok) return std::nullopt;
+    const size_t before = m_errors.size();
+    Bss2Input in;
+    in.origin = n.origin;
+    if (auto s = get_string(f.get("population"), key + ".population"))
+        in.population = *s;
+    else if (!f.get("population"))
+        missing(&f, "population", n, key + ".population");
+    if (auto k = get_choice(f.get("kind"), key + ".kind", {"poisson", "regular", "times"}))
+        in.kind = *k == "poisson"   ? Bss2Input::Kind::poisson
+                  : *k == "regular" ? Bss2Input::Kind::regular
+                                    : Bss2Input::Kind::times;
+    const double max_rate = 1e9;  // far above any link: the platform reports what gets through
+    if (in.kind == Bss2Input::Kind::times) {
+        for (const char* k : {"rate_hz", "start_us", "stop_us"})
+            if (f.get(k)) not_allowed(n, k, key + "." + k, "kind times lists the spike times");
+        const YNode* t = f.get("times_us");
+        if (!t) {
+            missing(&f, "times_us", n, key + ".times_us");
+        } else if (t->kind != YNode::Kind::seq) {
+            error(t->origin, key + ".times_us",
+                  "expected a list with one list of spike times (us) per neuron, got " +
+                      describe(*t));
+        } else {
+            for (size_t i = 0; i < t->items.size(); ++i) {
+                const YNode& lst = t->items[i];
+                const std::string ik = key + ".times_us." + std::to_string(i);
+                std::vector<double> times;
+                if (lst.kind != YNode::Kind::seq && lst.kind != YNode::Kind::null) {
+                    error(lst.origin, ik,
+                          "expected a list of spike times (us), got " + describe(lst));
+                    continue;
+                }
+                for (size_t j = 0; j < lst.items.size(); ++j)
+                    if (auto v = get_real(&lst.items[j], ik + "." + std::to_string(j), 0,
+                                          runtime_us, "a spike time (us) within the run"))
+                        times.push_back(*v);
+                std::sort(times.begin(), times.end());
+                in.times_us.push_back(std::move(times));
+            }
+        }
+    } else {
+        if (f.get("times_us")) not_allowed(n, "times_us", key + ".times_us", "only for kind times");
+        if (auto v = get_real(f.get("rate_hz"), key + ".rate_hz", 0, max_rate, "a rate (Hz)"))
+            in.rate_hz = *v;
+        else if (!f.get("rate_hz"))
+            missing(&f, "rate_hz", n, key + ".rate_hz");
+        if (auto v = get_real(f.get("start_us"), key + ".start_us", 0, runtime_us,
+                              "a time (us) within the run"))
+            in.start_us = *v;
+        if (auto v = get_real(f.get("stop_us"), key + ".stop_us", 0, runtime_us,
+                              "a time (us) within the run"))
+            in.stop_us = *v;
+        if (in.stop_us && *in.stop_us < in.start_us)
+            error(f.get("stop_us")->origin, key + ".stop_us", "stop_us is before start_us");
+    }
+    if (m_errors.size() != before) return std::nullopt;
+    return in;
+}
+
+void Loader::load_bss2(const YNode* n, const YNode& workload, const Fields& wf) {
+    const std::string key = "workload.bss2";
+    if (!n) {
+        missing(&wf, "bss2", workload, key);
+        return;
+    }
+    Fields f = read_map(n, key, names(kBss2Keys));
+    if (!f.ok) return;
+    Bss2Workload b;
+    b.origin = n->origin;
+    for (const char* k : kBss2Keys) {
+        const YNode* v = f.get(k);
+        b.origins[k] = v ? v->origin : n->origin;
+    }
+    if (const YNode* v = f.get("network")) {
+        if (auto s = get_string(v, key + ".network")) {
+            fs::path full = resolve(*s);
+            std::error_code ec;
+            if (s->empty())
+                error(v->origin, key + ".network", "expected a file path, got an empty string");
+            else if (!fs::is_regular_file(full, ec))
+                error(v->origin, key + ".network", "network file not found: " + full.string());
+            else
+                b.network = full.string();
+        }
+    } else {
+        missing(&f, "network", *n, key + ".network");
+    }
+    if (auto v = get_real(f.get("runtime_us"), key + ".runtime_us", 1e-3, 1e7,
+                          "a run duration (us, hardware time)"))
+        b.runtime_us = *v;
+    if (auto v = get_bool(f.get("cadc"), key + ".cadc")) b.cadc = *v;
+    if (auto v = get_bool(f.get("reset_between_runs"), key + ".reset_between_runs"))
+        b.reset_between_runs = *v;
+    if (auto s = get_string(f.get("dot"), key + ".dot")) {
+        if (s->empty())
+            error(f.get("dot")->origin, key + ".dot", "expected a file path, got an empty string");
+        else
+            b.dot = *s;  // an output: relative to the working directory, like -o
+    }
+    if (const YNode* m = f.get("madc")) {
+        Fields mf = read_map(m, key + ".madc", {"population", "neuron"});
+        if (mf.ok) {
+            Bss2Workload::Probe p;
+            p.origin = m->origin;
+            if (auto s = get_string(mf.get("population"), key + ".madc.population"))
+                p.population = *s;
+            else if (!mf.get("population"))
+                missing(&mf, "population", *m, key + ".madc.population");
+            if (auto x = get_uint(mf.get("neuron"), key + ".madc.neuron", 511, "a neuron index"))
+                p.neuron = *x;
+            b.madc = p;
+        }
+    }
+    const YNode* runs = f.get("runs");
+    const YNode* sweep = f.get("input_sweep");
+    if (runs && sweep) {
+        error(sweep->origin, key + ".input_sweep", "give either runs or input_sweep, not both");
+    } else if (runs) {
+        if (runs->kind != YNode::Kind::seq || runs->items.empty()) {
+            error(runs->origin, key + ".runs",
+                  "expected a non-empty list of runs, got " + describe(*runs));
+        } else {
+            for (size_t i = 0; i < runs->items.size(); ++i) {
+                const YNode& r = runs->items[i];
+                const std::string rk = key + ".runs." + std::to_string(i);
+                Fields rf = read_map(&r, rk, {"inputs"}, true);
+                if (!rf.ok) continue;
+                Bss2Run run;
+                run.origin = r.origin;
+                if (const YNode* ins = rf.get("inputs")) {
+                    if (ins->kind != YNode::Kind::seq) {
+                        error(ins->origin, rk + ".inputs",
+                              "expected a list of inputs, got " + describe(*ins));
+                    } else {
+                        for (size_t j = 0; j < ins->items.size(); ++j)
+                            if (auto in = load_bss2_input(ins->items[j],
+                                                          rk + ".inputs." + std::to_string(j),
+                                                          b.runtime_us))
+                                run.inputs.push_back(std::move(*in));
+                    }
+                }
+                b.runs.push_back(std::move(run));
+            }
+        }
+    } else if (sweep) {
+        // {population, kind, rates_hz: [...], start_us, stop_us}: one run per rate.
+        const std::string sk = key + ".input_sweep";
+        Fields sf = read_map(sweep, sk, {"population", "kind", "rates_hz", "start_us", "stop_us"});
+        if (sf.ok) {
+            const YNode* rates = sf.get("rates_hz");
+            if (!rates) {
+                missing(&sf, "rates_hz", *sweep, sk + ".rates_hz");
+            } else if (rates->kind != YNode::Kind::seq || rates->items.empty()) {
+                error(rates->origin, sk + ".rates_hz",
+                      "expected a non-empty list of rates (Hz), got " + describe(*rates));
+            } else {
+                for (size_t i = 0; i < rates->items.size(); ++i) {
+                    auto v = get_real(&rates->items[i], sk + ".rates_hz." + std::to_string(i), 0,
+                                      1e9, "a rate (Hz)");
+                    if (!v) continue;
+                    YNode in;  // the equivalent input entry, with the sweep's origins
+                    in.kind = YNode::Kind::map;
+                    in.origin = sweep->origin;
+                    for (size_t k = 0; k < sweep->keys.size(); ++k) {
+                        if (sweep->keys[k].text == "rates_hz") continue;
+                        in.keys.push_back(sweep->keys[k]);
+                        in.items.push_back(sweep->items[k]);
+                    }
+                    in.keys.push_back(YNode::scalar("rate_hz", rates->items[i].origin));
+                    in.items.push_back(rates->items[i]);
+                    Bss2Run run;
+                    run.origin = rates->items[i].origin;
+                    if (auto x = load_bss2_input(in, sk, b.runtime_us))
+                        run.inputs.push_back(std::move(*x));
+                    b.runs.push_back(std::move(run));
+                }
+            }
+        }
+    } else {
+        b.runs.push_back(Bss2Run{{}, n->origin});  // one run without external input
+    }
+    m_s.bss2 = std::move(b);
 }
 
 bool Loader::check_buffer_ref(const YNode& n, const std::string& key, const std::string& name) {
@@ -1642,12 +1862,39 @@ Scenario Loader::run() {
     const bool kind_known = !m_s.platform_kind.empty();
     const YNode* w = top.get("workload");
     bool chip = m_s.platform_kind == kChipKind;
-    if (!kind_known && w && w->kind == YNode::Kind::map)
+    bool bss2 = m_s.platform_kind == kBss2Kind;
+    if (!kind_known && w && w->kind == YNode::Kind::map) {
         chip = key_node(*w, "dnn") && !key_node(*w, "cores");
+        bss2 = key_node(*w, "bss2") && !key_node(*w, "cores");
+    }
+    if (bss2) {
+        if (w) {
+            Fields wf = read_map(w, "workload", {"buffers", "cores", "dnn", "bss2"});
+            if (wf.ok) {
+                for (const char* k : {"buffers", "cores", "dnn"})
+                    if (kind_known && wf.get(k))
+                        not_allowed(*w, k, std::string("workload.") + k,
+                                    "the brainscales2 kind runs a workload.bss2");
+                load_bss2(wf.get("bss2"), *w, wf);
+            }
+        } else {
+            missing(&top, "workload", root, "workload.bss2");
+        }
+        if (kind_known && top.get("checks"))
+            not_allowed(root, "checks", "checks",
+                        "a brainscales2 run reports rates, drops and times; checks are for " +
+                            std::string(kPeKind));
+        load_trace(top.get("trace"));
+        if (!m_errors.empty()) throw ScenarioError(std::move(m_errors));
+        return std::move(m_s);
+    }
     const std::string chip_why = std::string("the chip kind runs a workload.dnn (buffers, cores ") +
                                  "and checks are for " + kPeKind + ")";
     if (w) {
-        Fields wf = read_map(w, "workload", {"buffers", "cores", "dnn"});
+        Fields wf = read_map(w, "workload", {"buffers", "cores", "dnn", "bss2"});
+        if (wf.ok && kind_known && wf.get("bss2"))
+            not_allowed(*w, "bss2", "workload.bss2",
+                        std::string("a bss2 workload runs on platform kind ") + kBss2Kind);
         if (wf.ok && chip) {
             for (const char* k : {"buffers", "cores"})
                 if (kind_known && wf.get(k))
@@ -1733,6 +1980,48 @@ void dump_dnn(YAML::Emitter& e, const DnnWorkload& d) {
     e << YAML::Key << "check" << YAML::Value << d.check;
     e << YAML::EndMap;
 }
+// The bss2 workload with resolved paths; runs are written out (an input_sweep dumps as runs).
+void dump_bss2(YAML::Emitter& e, const Bss2Workload& b) {
+    e << YAML::Key << "bss2" << YAML::Value << YAML::BeginMap;
+    e << YAML::Key << "network" << YAML::Value << b.network;
+    e << YAML::Key << "runtime_us" << YAML::Value << b.runtime_us;
+    e << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+    for (const auto& r : b.runs) {
+        e << YAML::BeginMap << YAML::Key << "inputs" << YAML::Value << YAML::BeginSeq;
+        for (const auto& in : r.inputs) {
+            e << YAML::Flow << YAML::BeginMap;
+            e << YAML::Key << "population" << YAML::Value << in.population;
+            if (in.kind == Bss2Input::Kind::times) {
+                e << YAML::Key << "kind" << YAML::Value << "times";
+                e << YAML::Key << "times_us" << YAML::Value << YAML::BeginSeq;
+                for (const auto& t : in.times_us) {
+                    e << YAML::BeginSeq;
+                    for (double x : t) e << x;
+                    e << YAML::EndSeq;
+                }
+                e << YAML::EndSeq;
+            } else {
+                e << YAML::Key << "kind" << YAML::Value
+                  << (in.kind == Bss2Input::Kind::poisson ? "poisson" : "regular");
+                e << YAML::Key << "rate_hz" << YAML::Value << in.rate_hz;
+                e << YAML::Key << "start_us" << YAML::Value << in.start_us;
+                if (in.stop_us) e << YAML::Key << "stop_us" << YAML::Value << *in.stop_us;
+            }
+            e << YAML::EndMap;
+        }
+        e << YAML::EndSeq << YAML::EndMap;
+    }
+    e << YAML::EndSeq;
+    if (b.madc) {
+        e << YAML::Key << "madc" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+          << "population" << YAML::Value << b.madc->population << YAML::Key << "neuron"
+          << YAML::Value << static_cast<unsigned long long>(b.madc->neuron) << YAML::EndMap;
+    }
+    e << YAML::Key << "cadc" << YAML::Value << b.cadc;
+    e << YAML::Key << "reset_between_runs" << YAML::Value << b.reset_between_runs;
+    if (!b.dot.empty()) e << YAML::Key << "dot" << YAML::Value << b.dot;
+    e << YAML::EndMap;
+}
 }  // namespace
 
 std::string dump(const Scenario& s) {
@@ -1792,6 +2081,8 @@ std::string dump(const Scenario& s) {
     }
     if (s.dnn) {
         dump_dnn(e, *s.dnn);
+    } else if (s.bss2) {
+        dump_bss2(e, *s.bss2);
     } else {
         e << YAML::Key << "cores" << YAML::Value << YAML::BeginSeq;
         for (const auto& c : s.cores) {
@@ -1957,12 +2248,44 @@ std::string diff_resolved(const Scenario& a, const Scenario& b) {
             d.field(k + "published_us." + std::to_string(i), x.published_us[i], y.published_us[i]);
         d.count(k + "layer_workers", x.layer_workers.size(), y.layer_workers.size());
         for (size_t i = 0; i < x.layer_workers.size() && !d.done(); ++i)
-            d.field(k + "layer_workers." + std::to_string(i), x.layer_workers[i], y.layer_workers[i]);
+            d.field(k + "layer_workers." + std::to_string(i), x.layer_workers[i],
+                    y.layer_workers[i]);
         d.field(k + "max_workers_per_layer", x.max_workers_per_layer, y.max_workers_per_layer)
             .field(k + "scheduler_firmware_path", x.scheduler_firmware_path,
                    y.scheduler_firmware_path)
             .field(k + "worker_firmware_path", x.worker_firmware_path, y.worker_firmware_path)
             .field(k + "check", x.check, y.check);
+    }
+    d.field("workload.bss2", a.bss2.has_value(), b.bss2.has_value());
+    if (a.bss2 && b.bss2 && !d.done()) {
+        const Bss2Workload& x = *a.bss2;
+        const Bss2Workload& y = *b.bss2;
+        const std::string k = "workload.bss2.";
+        d.field(k + "network", x.network, y.network)
+            .field(k + "runtime_us", x.runtime_us, y.runtime_us)
+            .field(k + "cadc", x.cadc, y.cadc)
+            .field(k + "reset_between_runs", x.reset_between_runs, y.reset_between_runs)
+            .field(k + "dot", x.dot, y.dot)
+            .field(k + "madc", x.madc.has_value(), y.madc.has_value())
+            .count(k + "runs", x.runs.size(), y.runs.size());
+        if (x.madc && y.madc)
+            d.field(k + "madc.population", x.madc->population, y.madc->population)
+                .field(k + "madc.neuron", x.madc->neuron, y.madc->neuron);
+        for (size_t i = 0; i < x.runs.size() && !d.done(); ++i) {
+            const std::string rk = k + "runs." + std::to_string(i) + ".inputs";
+            d.count(rk, x.runs[i].inputs.size(), y.runs[i].inputs.size());
+            for (size_t j = 0; j < x.runs[i].inputs.size() && !d.done(); ++j) {
+                const Bss2Input& p = x.runs[i].inputs[j];
+                const Bss2Input& q = y.runs[i].inputs[j];
+                const std::string ik = rk + "." + std::to_string(j) + ".";
+                d.field(ik + "population", p.population, q.population)
+                    .field(ik + "kind", static_cast<int>(p.kind), static_cast<int>(q.kind))
+                    .field(ik + "rate_hz", p.rate_hz, q.rate_hz)
+                    .field(ik + "start_us", p.start_us, q.start_us)
+                    .field(ik + "stop_us", p.stop_us.value_or(-1.0), q.stop_us.value_or(-1.0))
+                    .field(ik + "times_us", p.times_us == q.times_us, true);
+            }
+        }
     }
     d.count("checks", a.checks.size(), b.checks.size());
     for (size_t i = 0; i < a.checks.size() && !d.done(); ++i) {

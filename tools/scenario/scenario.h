@@ -155,18 +155,58 @@ struct DnnWorkload {
     std::map<std::string, Origin> origins;
 };
 
+// One external population's input spike trains in a realtime run (times in us of hardware time,
+// relative to the run's start): Poisson or regular at `rate_hz` per neuron in [start_us, stop_us),
+// or explicit `times_us` per neuron.
+struct Bss2Input {
+    std::string population;
+    enum class Kind { poisson, regular, times } kind = Kind::poisson;
+    double rate_hz = 0;
+    double start_us = 0;
+    std::optional<double> stop_us;              // default: the run's end
+    std::vector<std::vector<double>> times_us;  // kind times: one list per neuron
+    Origin origin;
+};
+
+struct Bss2Run {
+    std::vector<Bss2Input> inputs;
+    Origin origin;
+};
+
+// A spiking experiment on the BrainScaleS-2 chip (platform kind brainscales2): the network file
+// is mapped and routed by the host compiler, one initial configuration is followed by a batch of
+// realtime runs (seed 004 Fig. 3.14); see scenarios/README.md.
+struct Bss2Workload {
+    std::string network;        // network YAML file (absolute path)
+    double runtime_us = 1000;   // duration of every realtime run (hardware time)
+    std::vector<Bss2Run> runs;  // >= 1; `input_sweep` expands to one run per rate
+    struct Probe {
+        std::string population;
+        uint64_t neuron = 0;
+        Origin origin;
+    };
+    std::optional<Probe> madc;  // record this neuron's membrane with the MADC
+    bool cadc = false;          // read all membranes with the CADC at the end of every run
+    bool reset_between_runs = true;
+    std::string
+        dot;  // write the signal-flow graph here (relative to the working directory), "" = no
+    Origin origin;
+    std::map<std::string, Origin> origins;  // per key, as DnnWorkload::origins
+};
+
 struct Scenario {
     std::string path;  // the file
     std::string name;
     std::string description;
-    std::string platform_kind;          // "spinnaker2_pe" or "spinnaker2_chip"
+    std::string platform_kind;          // "spinnaker2_pe", "spinnaker2_chip" or "brainscales2"
     std::vector<ParamOverride> params;  // in file order, then --set order
     uint64_t seed = 1;
     std::map<std::string, Buffer> buffers;
     std::vector<std::string> buffer_order;  // file order (placement order)
     std::vector<CoreLoad> cores;
     std::vector<Check> checks;
-    std::optional<DnnWorkload> dnn;  // set for spinnaker2_chip (buffers, cores, checks are empty)
+    std::optional<DnnWorkload> dnn;    // set for spinnaker2_chip (buffers, cores, checks are empty)
+    std::optional<Bss2Workload> bss2;  // set for brainscales2 (buffers, cores, checks are empty)
     TraceOptions trace;
     std::string source_text;  // the YAML as loaded, for the trace
 };

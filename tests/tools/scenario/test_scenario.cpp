@@ -372,9 +372,10 @@ TEST_F(ScenarioTest, UnknownPlatformKindListsValid) {
     auto errs = errors_of(
         "platform: {kind: spinaker2_pe}\n"
         "workload: {cores: [{firmware: mla_fc}]}\n");
-    EXPECT_EQ(only_error(errs, path(), 1, 18, "platform.kind"),
-              "expected spinnaker2_pe|spinnaker2_chip, got \"spinaker2_pe\" (did you mean "
-              "\"spinnaker2_pe\"?)");
+    EXPECT_EQ(
+        only_error(errs, path(), 1, 18, "platform.kind"),
+        "expected spinnaker2_pe|spinnaker2_chip|brainscales2, got \"spinaker2_pe\" (did you mean "
+        "\"spinnaker2_pe\"?)");
 }
 
 TEST_F(ScenarioTest, ShapeErrors) {
@@ -1088,11 +1089,12 @@ TEST_F(DnnScenarioTest, MissingRequiredKeys) {
 
 TEST_F(DnnScenarioTest, UnknownKeySuggests) {
     auto errs = errors_of(chip_yaml("    cuont: 10\n"));
-    EXPECT_EQ(only_error(errs, path(), 6, 5, "workload.dnn.cuont"),
-              "unknown key \"cuont\"; did you mean \"count\"? (valid keys: model, inputs, labels, "
-              "float_predictions, first, count, scheduler_pe, workers, worker_pes, "
-              "max_workers_per_layer, layer_workers, published_us, published_source, scheduler_firmware, "
-              "worker_firmware, check)");
+    EXPECT_EQ(
+        only_error(errs, path(), 6, 5, "workload.dnn.cuont"),
+        "unknown key \"cuont\"; did you mean \"count\"? (valid keys: model, inputs, labels, "
+        "float_predictions, first, count, scheduler_pe, workers, worker_pes, "
+        "max_workers_per_layer, layer_workers, published_us, published_source, scheduler_firmware, "
+        "worker_firmware, check)");
 }
 
 TEST_F(DnnScenarioTest, CountMustBePositive) {
@@ -1229,9 +1231,10 @@ TEST_F(DnnScenarioTest, PeKindRejectsDnn) {
 TEST_F(DnnScenarioTest, BadKindDoesNotCascade) {
     // With an invalid kind, the workload's keys decide its shape and only the kind is wrong.
     auto errs = errors_of("platform: {kind: spinnaker2_chp}\n" + chip_yaml().substr(34));
-    EXPECT_EQ(only_error(errs, path(), 1, 18, "platform.kind"),
-              "expected spinnaker2_pe|spinnaker2_chip, got \"spinnaker2_chp\" (did you mean "
-              "\"spinnaker2_chip\"?)");
+    EXPECT_EQ(
+        only_error(errs, path(), 1, 18, "platform.kind"),
+        "expected spinnaker2_pe|spinnaker2_chip|brainscales2, got \"spinnaker2_chp\" (did you mean "
+        "\"spinnaker2_chip\"?)");
 }
 
 TEST_F(DnnScenarioTest, SetEditsDnn) {
@@ -1344,6 +1347,112 @@ TEST_F(DnnScenarioTest, ReadmeChipExampleLoads) {
     ASSERT_TRUE(s.dnn.has_value());
     EXPECT_EQ(s.dnn->model, (m_dir / "models" / "mlp_fmnist_int8.onnx").string());
     EXPECT_FALSE(s.dnn->labels.empty());
+}
+
+}  // namespace
+}  // namespace nmsim::scenario
+
+// ---- brainscales2: workload.bss2 ------------------------------------------------------------
+
+namespace nmsim::scenario {
+namespace {
+
+class Bss2ScenarioTest : public ScenarioTest {
+protected:
+    void SetUp() override {
+        ScenarioTest::SetUp();
+        write_file(m_dir / "net.yaml", "populations: []\n");
+    }
+};
+
+TEST_F(Bss2ScenarioTest, LoadsRunsSweepAndProbes) {
+    const Scenario s = load_text(
+        "platform: {kind: brainscales2}\n"
+        "workload:\n"
+        "  bss2:\n"
+        "    network: net.yaml\n"
+        "    runtime_us: 250\n"
+        "    runs:\n"
+        "      - inputs:\n"
+        "          - {population: a, kind: poisson, rate_hz: 1000, start_us: 10, stop_us: 200}\n"
+        "          - {population: b, kind: times, times_us: [[1, 3.5], [], [2]]}\n"
+        "      - inputs: []\n"
+        "    madc: {population: c, neuron: 3}\n"
+        "    cadc: true\n"
+        "    dot: g.dot\n");
+    ASSERT_TRUE(s.bss2);
+    const Bss2Workload& w = *s.bss2;
+    EXPECT_EQ(w.network, (m_dir / "net.yaml").string());
+    EXPECT_EQ(w.runtime_us, 250);
+    ASSERT_EQ(w.runs.size(), 2u);
+    ASSERT_EQ(w.runs[0].inputs.size(), 2u);
+    EXPECT_EQ(w.runs[0].inputs[0].kind, Bss2Input::Kind::poisson);
+    EXPECT_EQ(w.runs[0].inputs[0].rate_hz, 1000);
+    EXPECT_EQ(w.runs[0].inputs[0].start_us, 10);
+    EXPECT_EQ(w.runs[0].inputs[0].stop_us.value_or(-1), 200);
+    EXPECT_EQ(w.runs[0].inputs[1].times_us, (std::vector<std::vector<double>>{{1, 3.5}, {}, {2}}));
+    ASSERT_TRUE(w.madc);
+    EXPECT_EQ(w.madc->population, "c");
+    EXPECT_EQ(w.madc->neuron, 3u);
+    EXPECT_TRUE(w.cadc);
+    EXPECT_EQ(w.dot, "g.dot");
+    // The dump loads back to the same scenario.
+    const Scenario again = load_text(dump(s), "dump.yaml");
+    EXPECT_EQ(diff_resolved(s, again), "");
+
+    const Scenario sweep = load_text(
+        "platform: {kind: brainscales2}\n"
+        "workload:\n"
+        "  bss2:\n"
+        "    network: net.yaml\n"
+        "    input_sweep: {population: a, kind: regular, rates_hz: [10, 20, 30]}\n",
+        "sweep.yaml");
+    ASSERT_EQ(sweep.bss2->runs.size(), 3u);
+    EXPECT_EQ(sweep.bss2->runs[2].inputs[0].rate_hz, 30);
+    EXPECT_EQ(sweep.bss2->runs[2].inputs[0].kind, Bss2Input::Kind::regular);
+}
+
+TEST_F(Bss2ScenarioTest, ErrorsNameLineAndKey) {
+    auto errs = errors_of(
+        "platform: {kind: brainscales2}\n"
+        "workload:\n"
+        "  bss2:\n"
+        "    network: missing.yaml\n"
+        "    runtime_us: -1\n"
+        "    runs:\n"
+        "      - inputs:\n"
+        "          - {population: a, kind: poison, rate_hz: 1}\n"
+        "          - {population: b, kind: times, times_us: [[5000]]}\n"
+        "    colour: red\n");
+    ASSERT_EQ(errs.size(), 5u);
+    EXPECT_EQ(errs[0].origin.line, 4);
+    EXPECT_EQ(errs[0].key, "workload.bss2.network");
+    EXPECT_NE(errs[0].message.find("network file not found"), std::string::npos);
+    EXPECT_EQ(errs[1].key, "workload.bss2.runtime_us");
+    EXPECT_EQ(errs[2].key, "workload.bss2.runs.0.inputs.0.kind");
+    EXPECT_NE(errs[2].message.find("did you mean \"poisson\""), std::string::npos)
+        << errs[2].message;
+    EXPECT_EQ(errs[3].key, "workload.bss2.runs.0.inputs.1.times_us.0.0");
+    EXPECT_EQ(errs[4].key, "workload.bss2.colour");
+
+    errs = errors_of(
+        "platform: {kind: brainscales2}\n"
+        "workload:\n"
+        "  bss2:\n"
+        "    network: net.yaml\n"
+        "    runs: [{inputs: []}]\n"
+        "    input_sweep: {population: a, rates_hz: [1]}\n");
+    EXPECT_EQ(only_error(errs, path(), 6, 18, "workload.bss2.input_sweep"),
+              "give either runs or input_sweep, not both");
+
+    errs = errors_of(
+        "platform: {kind: brainscales2}\n"
+        "workload:\n"
+        "  cores: []\n"
+        "  bss2: {network: net.yaml}\n");
+    EXPECT_EQ(
+        only_error(errs, path(), 3, 3, "workload.cores"),
+        "not allowed with platform kind brainscales2: the brainscales2 kind runs a workload.bss2");
 }
 
 }  // namespace

@@ -1,0 +1,803 @@
+#include "models/brainscales2/neuron/adex_array.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "firmware/include/nmsim/hw/brainscales2/bss2_map.h"
+#include "models/common/seeding.h"
+
+namespace nmsim::bss2 {
+
+namespace {
+
+// ---- fixed-point conversion of the configuration words --------------------------------------
+
+uint32_t enc_i32(double v, double scale) {
+    const double x = std::nearbyint(v * scale);
+    const double lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+    return static_cast<uint32_t>(static_cast<int32_t>(std::clamp(x, lo, hi)));
+}
+uint32_t enc_u32(double v, double scale) {
+    const double x = std::nearbyint(v * scale);
+    return static_cast<uint32_t>(std::clamp(x, 0.0, 4294967295.0));
+}
+double dec_i32(uint32_t w, double scale) { return static_cast<int32_t>(w) / scale; }
+double dec_u32(uint32_t w, double scale) { return w / scale; }
+
+constexpr double kUv = 1e3;   // mV -> uV
+constexpr double kFf = 1e3;   // pF -> fF
+constexpr double kPs = 1e6;   // us -> ps
+constexpr double kPsS = 1e6;  // uS -> pS
+constexpr double kFa = 1e6;   // nA -> fA
+
+// ---- deterministic random numbers -----------------------------------------------------------
+
+using nmsim::splitmix64;
+
+// Standard normal numbers from a counter-based stream (Box-Muller), so the mismatch of neuron i
+// depends on (seed, i) only.
+class NormalStream {
+public:
+    explicit NormalStream(uint64_t key) : m_key(key) {}
+    double next() {
+        const double u1 = ((splitmix64(m_key + m_n++) >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+        const double u2 = (splitmix64(m_key + m_n++) >> 11) * 0x1.0p-53;
+        return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    }
+
+private:
+    uint64_t m_key;
+    uint64_t m_n = 0;
+};
+
+// Approximately normal, unit variance, from one 64-bit hash: the sum of four 16-bit uniforms
+// (Irwin-Hall). The membrane sums ~tau_mem/dt such increments, so its noise is Gaussian.
+inline double fast_normal(uint64_t r) {
+    const double s = static_cast<double>(r & 0xFFFF) + static_cast<double>((r >> 16) & 0xFFFF) +
+                     static_cast<double>((r >> 32) & 0xFFFF) + static_cast<double>(r >> 48);
+    constexpr double kMean = 2.0 * 65535.0, kScale = 1.7320508075688772 / 65536.0;
+    return (s - kMean) * kScale;
+}
+
+// ---- matrix exponential of the 5x5 linear system ---------------------------------------------
+
+using Mat = double[5][5];
+
+void mat_mul(const Mat a, const Mat b, Mat out) {
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j) {
+            double s = 0;
+            for (int k = 0; k < 5; ++k) s += a[i][k] * b[k][j];
+            out[i][j] = s;
+        }
+}
+
+// exp(A t) by scaling and squaring with an order-14 Taylor series (|A t| / 2^s <= 1/8: the
+// truncation error is below 1e-20, round-off dominates at ~1e-15).
+void expm(const Mat a, double t, Mat out) {
+    double norm = 0;
+    for (int i = 0; i < 5; ++i) {
+        double row = 0;
+        for (int j = 0; j < 5; ++j) row += std::fabs(a[i][j] * t);
+        norm = std::max(norm, row);
+    }
+    int s = 0;
+    while (norm > 0.125 && s < 60) {
+        norm *= 0.5;
+        ++s;
+    }
+    const double scale = t / std::ldexp(1.0, s);
+    Mat x, term, tmp;
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j) {
+            x[i][j] = a[i][j] * scale;
+            out[i][j] = (i == j) ? 1.0 : 0.0;
+            term[i][j] = out[i][j];
+        }
+    for (int k = 1; k <= 14; ++k) {
+        mat_mul(term, x, tmp);
+        for (int i = 0; i < 5; ++i)
+            for (int j = 0; j < 5; ++j) {
+                term[i][j] = tmp[i][j] / k;
+                out[i][j] += term[i][j];
+            }
+    }
+    for (int q = 0; q < s; ++q) {
+        mat_mul(out, out, tmp);
+        for (int i = 0; i < 5; ++i)
+            for (int j = 0; j < 5; ++j) out[i][j] = tmp[i][j];
+    }
+}
+
+constexpr double kMaxExpArg = 50.0;   // caps the exponential term (far above any threshold)
+constexpr double kExpFloor = 1e-250;  // smallest carried exponential factor (see step_kernel_body)
+
+}  // namespace
+
+// ---- NeuronConfig ---------------------------------------------------------------------------
+
+NeuronConfig NeuronConfig::from_words(const uint32_t* w) {
+    NeuronConfig c;
+    const uint32_t f = w[BSS2_NRN_CFG];
+    c.enable = (f & BSS2_NRN_CFG_ENABLE) != 0;
+    c.fire = (f & BSS2_NRN_CFG_FIRE) != 0;
+    c.exponential = (f & BSS2_NRN_CFG_EXP) != 0;
+    c.adaptation = (f & BSS2_NRN_CFG_ADAPT) != 0;
+    c.addr = w[BSS2_NRN_ADDR_OUT] & 0xFFu;
+    c.v_leak = dec_i32(w[BSS2_NRN_V_LEAK], kUv);
+    c.v_reset = dec_i32(w[BSS2_NRN_V_RESET], kUv);
+    c.v_threshold = dec_i32(w[BSS2_NRN_V_THRESHOLD], kUv);
+    c.v_exp = dec_i32(w[BSS2_NRN_V_EXP], kUv);
+    c.delta_t = dec_i32(w[BSS2_NRN_DELTA_T], kUv);
+    c.c_mem = dec_u32(w[BSS2_NRN_C_MEM], kFf);
+    c.tau_mem = dec_u32(w[BSS2_NRN_TAU_MEM], kPs);
+    c.tau_syn_exc = dec_u32(w[BSS2_NRN_TAU_SYN_EXC], kPs);
+    c.tau_syn_inh = dec_u32(w[BSS2_NRN_TAU_SYN_INH], kPs);
+    c.tau_w = dec_u32(w[BSS2_NRN_TAU_W], kPs);
+    c.a = dec_i32(w[BSS2_NRN_A], kPsS);
+    c.b = dec_i32(w[BSS2_NRN_B], kFa);
+    c.t_ref = dec_u32(w[BSS2_NRN_T_REF], kPs);
+    c.i_offset = dec_i32(w[BSS2_NRN_I_OFFSET], kFa);
+    c.w_exc = dec_u32(w[BSS2_NRN_W_EXC], kFa);
+    c.w_inh = dec_u32(w[BSS2_NRN_W_INH], kFa);
+    return c;
+}
+
+void NeuronConfig::to_words(uint32_t* w) const {
+    for (int k = 0; k < 32; ++k) w[k] = 0;
+    w[BSS2_NRN_CFG] = (enable ? BSS2_NRN_CFG_ENABLE : 0u) | (fire ? BSS2_NRN_CFG_FIRE : 0u) |
+                      (exponential ? BSS2_NRN_CFG_EXP : 0u) |
+                      (adaptation ? BSS2_NRN_CFG_ADAPT : 0u);
+    w[BSS2_NRN_ADDR_OUT] = addr & 0xFFu;
+    w[BSS2_NRN_V_LEAK] = enc_i32(v_leak, kUv);
+    w[BSS2_NRN_V_RESET] = enc_i32(v_reset, kUv);
+    w[BSS2_NRN_V_THRESHOLD] = enc_i32(v_threshold, kUv);
+    w[BSS2_NRN_V_EXP] = enc_i32(v_exp, kUv);
+    w[BSS2_NRN_DELTA_T] = enc_i32(delta_t, kUv);
+    w[BSS2_NRN_C_MEM] = enc_u32(c_mem, kFf);
+    w[BSS2_NRN_TAU_MEM] = enc_u32(tau_mem, kPs);
+    w[BSS2_NRN_TAU_SYN_EXC] = enc_u32(tau_syn_exc, kPs);
+    w[BSS2_NRN_TAU_SYN_INH] = enc_u32(tau_syn_inh, kPs);
+    w[BSS2_NRN_TAU_W] = enc_u32(tau_w, kPs);
+    w[BSS2_NRN_A] = enc_i32(a, kPsS);
+    w[BSS2_NRN_B] = enc_i32(b, kFa);
+    w[BSS2_NRN_T_REF] = enc_u32(t_ref, kPs);
+    w[BSS2_NRN_I_OFFSET] = enc_i32(i_offset, kFa);
+    w[BSS2_NRN_W_EXC] = enc_u32(w_exc, kFa);
+    w[BSS2_NRN_W_INH] = enc_u32(w_inh, kFa);
+}
+
+bool NeuronConfig::valid(std::string* error) const {
+    auto fail = [error](const char* field, const char* why) {
+        if (error) *error = std::string("neuron ") + field + ": " + why;
+        return false;
+    };
+    if (!(c_mem > 0)) return fail("c_mem", "must be > 0");
+    if (!(tau_mem > 0)) return fail("tau_mem", "must be > 0");
+    if (!(tau_syn_exc > 0)) return fail("tau_syn_exc", "must be > 0");
+    if (!(tau_syn_inh > 0)) return fail("tau_syn_inh", "must be > 0");
+    if (!(t_ref >= 0)) return fail("t_ref", "must be >= 0");
+    if (exponential && !(delta_t > 0))
+        return fail("delta_t", "must be > 0 with the exponential term on");
+    if (adaptation && !(tau_w > 0)) return fail("tau_w", "must be > 0 with adaptation on");
+    return true;
+}
+
+bool NeuronConfig::operator==(const NeuronConfig& o) const {
+    return enable == o.enable && fire == o.fire && exponential == o.exponential &&
+           adaptation == o.adaptation && addr == o.addr && v_leak == o.v_leak &&
+           v_reset == o.v_reset && v_threshold == o.v_threshold && v_exp == o.v_exp &&
+           delta_t == o.delta_t && c_mem == o.c_mem && tau_mem == o.tau_mem &&
+           tau_syn_exc == o.tau_syn_exc && tau_syn_inh == o.tau_syn_inh && tau_w == o.tau_w &&
+           t_ref == o.t_ref && a == o.a && b == o.b && i_offset == o.i_offset && w_exc == o.w_exc &&
+           w_inh == o.w_inh;
+}
+
+// ---- AdexArray ------------------------------------------------------------------------------
+
+namespace {
+
+// Packed fields (see AdexArray::m_pk).
+enum Field : size_t {
+    // state
+    kU,
+    kW,
+    kIe,
+    kIi,
+    kEx,
+    kRef,
+    kNoise,
+    // state at the start of the step (spike interpolation, exact recomputation), kernel flags
+    kU0,
+    kW0,
+    kIe0,
+    kIi0,
+    kEx0,
+    // coefficients
+    kPu,
+    kPw = kPu + 5,
+    kHu = kPw + 5,
+    kDe = kHu + 5,
+    kDi,
+    kRwW,
+    kRwC,
+    kUReset,
+    kUTh,
+    kGlDt,
+    kInvDt,
+    kIOff,
+    kUMin,
+    kUMax,
+    kFields
+};
+
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr double kPolyMax = 0.0625;  // exp_poly is used for |d| below this
+
+// The step kernel uses GCC vector extensions rather than auto-vectorisation (GCC does not
+// if-convert the refractory selects under -ftrapping-math). It is compiled for 2 (SSE2), 4 (AVX2)
+// and 8 (AVX-512F) lanes and chosen at run time. Floating-point contraction into FMA is off for the
+// AVX-512 kernel (the only target here with FMA) and GCC does not reassociate, so every lane
+// computes exactly what the SSE2 code does: results do not depend on the width.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define NMSIM_ADEX_X86 1
+#pragma GCC diagnostic ignored "-Wpsabi"  // wide vectors only passed between inlined helpers
+#else
+#define NMSIM_ADEX_X86 0
+#endif
+#define NMSIM_INLINE inline __attribute__((always_inline))
+
+// Non-dependent vector typedefs (GCC drops vector_size on dependent alias templates).
+// One vector = one hardware register (wider vectors are split by GCC, and partly into scalars).
+typedef double V2d __attribute__((vector_size(16)));
+typedef double V4d __attribute__((vector_size(32)));
+typedef double V8d __attribute__((vector_size(64)));
+typedef long M2l __attribute__((vector_size(16)));  // lane masks: 0 or -1 (LP64 long)
+typedef long M4l __attribute__((vector_size(32)));
+typedef long M8l __attribute__((vector_size(64)));
+template <int N>
+struct Vec;
+template <>
+struct Vec<2> {
+    using V = V2d;
+    using M = M2l;
+};
+template <>
+struct Vec<4> {
+    using V = V4d;
+    using M = M4l;
+};
+template <>
+struct Vec<8> {
+    using V = V8d;
+    using M = M8l;
+};
+
+template <class V>
+NMSIM_INLINE V ld(const double* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+template <class V>
+NMSIM_INLINE void st(double* p, V v) {
+    std::memcpy(p, &v, sizeof v);
+}
+template <class V>
+NMSIM_INLINE V vmin(V a, V b) {
+    return b < a ? b : a;
+}
+template <class V>
+NMSIM_INLINE V vmax(V a, V b) {
+    return a < b ? b : a;
+}
+template <class V>
+NMSIM_INLINE V vabs(V a) {
+    return a < 0.0 ? -a : a;
+}
+// Taylor polynomial of exp(d), degree 5: relative error < (1/16)^6 / 6! = 2.1e-10 at the edge of
+// its range |d| < 1/16, and < 2e-15 for the |d| < 0.01 of a subthreshold step. Estrin's scheme
+// keeps the dependency chain short (the kernel is latency-bound: three polynomials follow each
+// other).
+template <class V>
+NMSIM_INLINE V exp_poly(V d) {
+    const V d2 = d * d;
+    return (1.0 + d) + d2 * ((0.5 + d * (1.0 / 6)) + d2 * (1.0 / 24 + d * (1.0 / 120)));
+}
+
+// The membrane and adaptation update of one step (docs/bss2_neuron.md, "Method"), shared by the
+// vector kernel (V = vector, exp_poly) and the exact scalar recomputation (V = double, std::exp).
+// The linear part is propagated exactly (coefficients hu: half step, pu/pw: full step, column 4 =
+// response to a constant current); the exponential current J(t) = j0 * exp((u(t) - u0) / delta_t)
+// enters as its step average, by Simpson's rule on predicted values:
+//   J_m  at u(h/2) predicted with J = j0,        J_1 at u(h) predicted with J = J_m,
+//   J_m' at u(h/2) corrected with the first-half average (5 j0 + 8 J_m - J_1) / 12 of the
+//        quadratic through (j0, J_m, J_1),       average (j0 + 4 J_m' + J_1) / 6.
+// Local error O(h^4) in the exponential current (the linear part is exact). `dmax` returns the
+// largest |argument| of the exponentials. Vectors are only passed to always-inline functions: a
+// call into a function compiled for another target would pass wide vectors with a different ABI.
+template <class V>
+NMSIM_INLINE V step_exp(V d) {
+    return exp_poly(d);
+}
+template <>
+NMSIM_INLINE double step_exp<double>(double d) {
+    return std::exp(std::min(d, kMaxExpArg));
+}
+
+template <class V>
+NMSIM_INLINE void adex_step(V uo, V wo, V eo, V io, V j0, V nz, V i_off, V inv_dt, const V (&hu)[5],
+                            const V (&pu)[5], const V (&pw)[5], V& un, V& wn, V& dmax) {
+    const V h_lin = hu[0] * uo + hu[1] * wo + hu[2] * eo + hu[3] * io;
+    const V u_lin = pu[0] * uo + pu[1] * wo + pu[2] * eo + pu[3] * io + nz;
+    const V w_lin = pw[0] * uo + pw[1] * wo + pw[2] * eo + pw[3] * io;
+    const V dh = (h_lin + hu[4] * (i_off + j0) - uo) * inv_dt;
+    const V jm = j0 * step_exp<V>(dh);
+    const V d1 = (u_lin + pu[4] * (i_off + jm) - uo) * inv_dt;
+    const V j1 = j0 * step_exp<V>(d1);
+    const V first_half = (5.0 * j0 + 8.0 * jm - j1) * (1.0 / 12);
+    const V dh2 = (h_lin + hu[4] * (i_off + first_half) - uo) * inv_dt;
+    const V jm2 = j0 * step_exp<V>(dh2);
+    const V cur = i_off + (j0 + 4.0 * jm2 + j1) * (1.0 / 6);
+    un = u_lin + pu[4] * cur;
+    wn = w_lin + pw[4] * cur;
+    dmax = vmax(vmax(vabs(dh), vabs(d1)), vabs(dh2));
+}
+
+// One step of all packed neurons (n a multiple of 8). Returns >= 0 if some lane crossed its
+// threshold (flag[s + k] >= 0) or needs exact recomputation by the caller (flag[k] >= 0).
+// Refractory lanes keep u (== u_reset) and the exponential factor, and relax w towards a * u_reset.
+template <int N>
+NMSIM_INLINE double step_kernel_body(double* pk, double* flag, size_t s, size_t n, double exp_cap) {
+    using V = typename Vec<N>::V;
+    using M = typename Vec<N>::M;
+    auto f = [pk, s](size_t i) { return pk + i * s; };
+    double* const u = f(kU);
+    double* const w = f(kW);
+    double* const ie = f(kIe);
+    double* const ii = f(kIi);
+    double* const ex = f(kEx);
+    double* const ref = f(kRef);
+    const double* const nz = f(kNoise);
+    double* const u0a = f(kU0);
+    double* const w0a = f(kW0);
+    double* const ie0a = f(kIe0);
+    double* const ii0a = f(kIi0);
+    double* const ex0a = f(kEx0);
+    const double *const pu = f(kPu), *const pw = f(kPw), *const hu = f(kHu);
+    const double *const de = f(kDe), *const di = f(kDi), *const rww = f(kRwW), *const rwc = f(kRwC),
+                        *const uth = f(kUTh), *const gl = f(kGlDt), *const inv = f(kInvDt),
+                        *const ioff = f(kIOff), *const umin = f(kUMin), *const umax = f(kUMax);
+    const V cap = V{} + exp_cap;
+    V any = V{} - 1.0;
+    for (size_t k = 0; k < n; k += N) {
+        const V uo = ld<V>(u + k), wo = ld<V>(w + k), eo = ld<V>(ie + k), io = ld<V>(ii + k),
+                xo = ld<V>(ex + k), r = ld<V>(ref + k);
+        st(u0a + k, uo);
+        st(w0a + k, wo);
+        st(ie0a + k, eo);
+        st(ii0a + k, io);
+        st(ex0a + k, xo);
+        const V i_off = ld<V>(ioff + k), inv_dt = ld<V>(inv + k);
+        const V hc[5] = {ld<V>(hu + k), ld<V>(hu + s + k), ld<V>(hu + 2 * s + k),
+                         ld<V>(hu + 3 * s + k), ld<V>(hu + 4 * s + k)};
+        const V pc[5] = {ld<V>(pu + k), ld<V>(pu + s + k), ld<V>(pu + 2 * s + k),
+                         ld<V>(pu + 3 * s + k), ld<V>(pu + 4 * s + k)};
+        const V wc[5] = {ld<V>(pw + k), ld<V>(pw + s + k), ld<V>(pw + 2 * s + k),
+                         ld<V>(pw + 3 * s + k), ld<V>(pw + 4 * s + k)};
+        V un, wn, dmax;
+        adex_step<V>(uo, wo, eo, io, ld<V>(gl + k) * xo, ld<V>(nz + k), i_off, inv_dt, hc, pc, wc,
+                     un, wn, dmax);
+        un = vmin(vmax(un, ld<V>(umin + k)), ld<V>(umax + k));
+        const V df = (un - uo) * inv_dt;
+        const V xn = vmin(xo * exp_poly(df), cap);
+        const M held = 0.0 < r;
+        st(u + k, held ? uo : un);
+        st(w + k, held ? ld<V>(rww + k) * wo + ld<V>(rwc + k) : wn);
+        st(ie + k, eo * ld<V>(de + k));
+        st(ii + k, io * ld<V>(di + k));
+        st(ex + k, held ? xo : xn);
+        st(ref + k, held ? r - 1.0 : r);
+        // Flags as scores, >= 0 meaning set, built without comparisons: selecting between constants
+        // makes GCC 12 materialise the mask as an integer vector, which AVX-512F cannot do (it
+        // would need AVX-512DQ) and which it then scalarises. Exact recomputation is needed if an
+        // exp_poly argument reached kPolyMax or the carried factor fell below kExpFloor (membrane
+        // hundreds of delta_t below v_exp: it would lose precision or underflow). Lanes without the
+        // exponential term carry the factor 1 (and inv_dt = 0), so they are never flagged.
+        const V minus_one = V{} - 1.0;
+        const V sx_free = vmax(vmax(dmax, vabs(df)) - kPolyMax, kExpFloor - xo);
+        const V ss_free = un - ld<V>(uth + k);
+        const V sx = held ? minus_one : sx_free, ss = held ? minus_one : ss_free;
+        st(flag + k, sx);
+        st(flag + s + k, ss);
+        // Per block of 8 lanes, the largest score (flag + 2 s): the scalar pass skips quiet blocks.
+        const V sm = vmax(sx, ss);
+        double bm = sm[0];
+        for (int l = 1; l < N; ++l) bm = std::max(bm, sm[l]);
+        double& blk = flag[2 * s + k / 8];
+        blk = k % 8 == 0 ? bm : std::max(blk, bm);
+        any = vmax(any, sm);
+    }
+    double r = -1.0;
+    for (int l = 0; l < N; ++l) r = std::max(r, any[l]);
+    return r;
+}
+
+using KernelFn = double (*)(double*, double*, size_t, size_t, double);
+
+double step_kernel_2(double* pk, double* flag, size_t s, size_t n, double cap) {
+    return step_kernel_body<2>(pk, flag, s, n, cap);
+}
+#if NMSIM_ADEX_X86
+__attribute__((target("avx2"))) double step_kernel_4(double* pk, double* flag, size_t s, size_t n,
+                                                     double cap) {
+    return step_kernel_body<4>(pk, flag, s, n, cap);
+}
+__attribute__((target("avx512f"), optimize("fp-contract=off"))) double step_kernel_8(
+    double* pk, double* flag, size_t s, size_t n, double cap) {
+    return step_kernel_body<8>(pk, flag, s, n, cap);
+}
+#endif
+
+// The widest kernel the CPU supports (hardware lanes per register: SSE2 2, AVX2 4, AVX-512F 8);
+// NMSIM_ADEX_LANES=2|4|8 limits it (the tests compare the widths).
+KernelFn pick_kernel() {
+    int lanes = 8;
+    if (const char* e = std::getenv("NMSIM_ADEX_LANES")) lanes = std::atoi(e);
+#if NMSIM_ADEX_X86
+    if (lanes >= 8 && __builtin_cpu_supports("avx512f")) return step_kernel_8;
+    if (lanes >= 4 && __builtin_cpu_supports("avx2")) return step_kernel_4;
+#endif
+    return step_kernel_2;
+}
+
+}  // namespace
+
+AdexArray::AdexArray(size_t n, const AdexParams& p, uint64_t seed)
+    : m_p(p), m_seed(seed), m_cfg(n), m_eff(n), m_co(n), m_pos(n, kNone), m_ring(kRing) {
+    if (p.dt.ps <= 0) throw std::invalid_argument("AdexParams.dt must be > 0");
+    m_dt_ps = static_cast<uint64_t>(p.dt.ps);
+    m_h = static_cast<double>(m_dt_ps) * 1e-6;
+    m_kernel = pick_kernel();
+    m_step_spikes.reserve(n);
+    m_enabled.reserve(n);
+    for (size_t i = 0; i < n; ++i) configure(i, NeuronConfig{});
+}
+
+NeuronConfig AdexArray::effective(size_t i) const { return m_eff.at(i); }
+
+void AdexArray::configure(size_t i, const NeuronConfig& cfg) {
+    if (i >= m_cfg.size())
+        throw std::invalid_argument("AdexArray::configure: neuron index out of range");
+    std::string err;
+    if (cfg.enable && !cfg.valid(&err)) throw std::invalid_argument(err);
+    const bool was_enabled = m_cfg[i].enable;
+    m_cfg[i] = cfg;
+
+    // Fixed-pattern residual: always drawn in the same order from the stream of (seed, i), so a
+    // neuron's deviations do not depend on which parameters are switched on or on the order of
+    // configure calls. Relative factors are kept >= 0.1 (a deviation of -90 % is outside any
+    // plausible calibration residual, and the dynamics need positive time constants).
+    NormalStream rng(splitmix64(m_seed ^ splitmix64(0x6E6575726F6E0000ull + i)));
+    auto rel = [&rng](double sigma) { return std::max(0.1, 1.0 + sigma * rng.next()); };
+    NeuronConfig e = cfg;
+    e.tau_mem *= rel(m_p.mismatch_tau_rel);
+    e.tau_syn_exc *= rel(m_p.mismatch_tau_rel);
+    e.tau_syn_inh *= rel(m_p.mismatch_tau_rel);
+    e.c_mem *= rel(m_p.mismatch_c_rel);
+    e.w_exc *= rel(m_p.mismatch_w_rel);
+    e.w_inh *= rel(m_p.mismatch_w_rel);
+    e.v_leak += m_p.mismatch_v_mV * rng.next();
+    e.v_reset += m_p.mismatch_v_mV * rng.next();
+    e.v_threshold += m_p.mismatch_v_mV * rng.next();
+    m_eff[i] = e;
+
+    Coeffs c;
+    if (e.enable) {
+        const double h = m_h;
+        // Linear system for (u, w, I_exc, I_inh, c) with u = V - v_leak, see docs/bss2_neuron.md.
+        Mat a{};
+        a[0][0] = -1.0 / e.tau_mem;
+        a[0][2] = 1.0 / e.c_mem;
+        a[0][3] = -1.0 / e.c_mem;
+        a[0][4] = 1.0 / e.c_mem;
+        if (e.adaptation) {
+            a[0][1] = -1.0 / e.c_mem;
+            a[1][0] = e.a / e.tau_w;
+            a[1][1] = -1.0 / e.tau_w;
+        }
+        a[2][2] = -1.0 / e.tau_syn_exc;
+        a[3][3] = -1.0 / e.tau_syn_inh;
+        Mat full, half;
+        expm(a, h, full);
+        expm(a, 0.5 * h, half);
+        for (int k = 0; k < 5; ++k) {
+            c.pu[k] = full[0][k];
+            c.pw[k] = full[1][k];
+            c.hu[k] = half[0][k];
+        }
+        c.de = std::exp(-h / e.tau_syn_exc);
+        c.di = std::exp(-h / e.tau_syn_inh);
+        c.u_reset = e.v_reset - e.v_leak;
+        c.u_th = e.v_threshold - e.v_leak;
+        if (e.adaptation) {
+            c.rw_w = std::exp(-h / e.tau_w);
+            c.rw_c = e.a * c.u_reset * (1.0 - c.rw_w);
+            c.b = e.b;
+        }
+        if (e.exponential) {
+            const double u_exp = e.v_exp - e.v_leak;
+            c.u_exp = u_exp;
+            c.inv_dt = 1.0 / e.delta_t;
+            c.gl_dt = e.c_mem / e.tau_mem * e.delta_t;
+            c.e_reset = std::exp(std::min((c.u_reset - u_exp) * c.inv_dt, kMaxExpArg));
+            c.e_rest = std::exp(std::min(-u_exp * c.inv_dt, kMaxExpArg));
+        }
+        c.i_offset = e.i_offset;
+        c.g_l = e.c_mem / e.tau_mem;
+        c.inv_c = 1.0 / e.c_mem;
+        c.u_min = m_p.v_min_mV - e.v_leak;
+        c.u_max = m_p.v_max_mV - e.v_leak;
+        // White current noise: the increment that keeps the resting membrane's stationary std
+        // at noise_mV with relaxation time tau_mem (exact for the linear membrane).
+        c.noise = m_p.noise_mV * std::sqrt(std::max(0.0, 1.0 - std::exp(-2.0 * h / e.tau_mem)));
+        c.ref_steps = static_cast<uint32_t>(
+            std::min(std::llround(e.t_ref * 1e6 / static_cast<double>(m_dt_ps)), 0xFFFFFFFFll));
+        c.fire = e.fire;
+    }
+    m_co[i] = c;
+    if (was_enabled != cfg.enable) {
+        repack();
+    } else if (cfg.enable) {
+        pack(m_pos[i], c);
+    }
+    reset(i);
+}
+
+void AdexArray::pack(size_t k, const Coeffs& c) {
+    for (int j = 0; j < 5; ++j) {
+        field(kPu + j)[k] = c.pu[j];
+        field(kPw + j)[k] = c.pw[j];
+        field(kHu + j)[k] = c.hu[j];
+    }
+    field(kDe)[k] = c.de;
+    field(kDi)[k] = c.di;
+    field(kRwW)[k] = c.rw_w;
+    field(kRwC)[k] = c.rw_c;
+    field(kUReset)[k] = c.u_reset;
+    field(kUTh)[k] = c.u_th;
+    field(kGlDt)[k] = c.gl_dt;
+    field(kInvDt)[k] = c.inv_dt;
+    field(kIOff)[k] = c.i_offset;
+    field(kUMin)[k] = c.u_min;
+    field(kUMax)[k] = c.u_max;
+}
+
+void AdexArray::repack() {
+    // Keeps the state of neurons that stay enabled; the padding lanes never cross a threshold.
+    static constexpr size_t kState[] = {kU, kW, kIe, kIi, kEx, kRef};
+    std::vector<uint32_t> enabled;
+    for (size_t i = 0; i < m_cfg.size(); ++i)
+        if (m_cfg[i].enable) enabled.push_back(static_cast<uint32_t>(i));
+    // A multiple of 8 lanes plus one cache line, so that the fields of a lane do not all map to
+    // the same L1 set (a stride of 512 doubles = 4 KiB would: set conflicts and 4K aliasing).
+    const size_t stride = (enabled.size() + 7) / 8 * 8 + 8;
+    std::vector<double> pk(kFields * stride, 0.0);
+    for (size_t k = 0; k < enabled.size(); ++k) {
+        const uint32_t i = enabled[k];
+        if (m_pos[i] != kNone)
+            for (size_t f : kState) pk[f * stride + k] = field(f)[m_pos[i]];
+    }
+    m_pk.swap(pk);
+    m_flags.assign(2 * stride + stride / 8, -1.0);
+    m_stride = stride;
+    m_enabled.swap(enabled);
+    std::fill(m_pos.begin(), m_pos.end(), kNone);
+    for (size_t k = 0; k < m_enabled.size(); ++k) {
+        m_pos[m_enabled[k]] = static_cast<uint32_t>(k);
+        pack(k, m_co[m_enabled[k]]);
+    }
+    Coeffs inert;
+    inert.u_th = std::numeric_limits<double>::infinity();
+    for (size_t k = m_enabled.size(); k < m_stride; ++k) {
+        pack(k, inert);
+        field(kEx)[k] = 1.0;
+    }
+}
+
+void AdexArray::reset(size_t i) {
+    if (i >= m_cfg.size())
+        throw std::invalid_argument("AdexArray::reset: neuron index out of range");
+    if (m_pos[i] != kNone) reset_packed(m_pos[i]);
+}
+
+void AdexArray::reset_packed(size_t k) {
+    const Coeffs& c = m_co[m_enabled[k]];
+    field(kU)[k] = 0.0;
+    field(kW)[k] = 0.0;
+    field(kIe)[k] = 0.0;
+    field(kIi)[k] = 0.0;
+    field(kEx)[k] = c.e_rest;
+    field(kRef)[k] = 0.0;
+    field(kNoise)[k] = 0.0;
+}
+
+double AdexArray::v(size_t i) const {
+    const double leak = m_eff.at(i).v_leak;
+    return m_pos[i] == kNone ? leak : field(kU)[m_pos[i]] + leak;
+}
+
+double AdexArray::w(size_t i) const {
+    if (i >= m_cfg.size()) throw std::invalid_argument("AdexArray::w: neuron index out of range");
+    return m_pos[i] == kNone ? 0.0 : field(kW)[m_pos[i]];
+}
+
+void AdexArray::add_input(size_t i, bool inhibitory, double amount, uint64_t t_ps) {
+    if (i >= m_cfg.size())
+        throw std::invalid_argument("AdexArray::add_input: neuron index out of range");
+    ++m_inputs;
+    const NeuronConfig& e = m_eff[i];
+    if (!e.enable) return;
+    uint64_t step = t_ps / m_dt_ps + (t_ps % m_dt_ps != 0 ? 1 : 0);
+    step = std::max(step, m_step);
+    const Event ev{static_cast<uint32_t>(i), inhibitory ? 1u : 0u,
+                   amount * (inhibitory ? e.w_inh : e.w_exc), step};
+    if (step - m_step < kRing) {
+        m_ring[step % kRing].push_back(ev);
+    } else {
+        m_far.push_back(ev);
+        m_far_min = std::min(m_far_min, step);
+    }
+}
+
+void AdexArray::apply_events(uint64_t step) {
+    if (m_far_min < step + kRing) {  // move overflow events that entered the ring horizon
+        uint64_t next_min = UINT64_MAX;
+        size_t keep = 0;
+        for (size_t k = 0; k < m_far.size(); ++k) {
+            const Event& ev = m_far[k];
+            if (ev.step < step + kRing) {
+                m_ring[std::max(ev.step, step) % kRing].push_back(ev);
+            } else {
+                next_min = std::min(next_min, ev.step);
+                m_far[keep++] = ev;
+            }
+        }
+        m_far.resize(keep);
+        m_far_min = next_min;
+    }
+    std::vector<Event>& slot = m_ring[step % kRing];
+    double* const ie = field(kIe);
+    double* const ii = field(kIi);
+    for (const Event& ev : slot) {
+        const uint32_t k = m_pos[ev.neuron];
+        if (k == kNone) continue;  // disabled after the event was queued
+        (ev.inhibitory ? ii : ie)[k] += ev.current;
+    }
+    slot.clear();
+}
+
+// Exact recomputation of flagged lanes, then the threshold crossings: reset, adaptation jump,
+// refractory hold and the interpolated spike time.
+void AdexArray::finish_step(uint64_t step) {
+    double* const flag = m_flags.data();
+    double* const u = field(kU);
+    double* const w = field(kW);
+    double* const ex = field(kEx);
+    double* const ref = field(kRef);
+    const double* const u0 = field(kU0);
+    const double* const block = flag + 2 * m_stride;
+    for (size_t k = 0; k < m_enabled.size(); ++k) {
+        if (k % 8 == 0 && block[k / 8] < 0.0) {
+            k += 7;
+            continue;
+        }
+        const bool exact = flag[k] >= 0.0;
+        bool spike = flag[m_stride + k] >= 0.0;
+        if (!exact && !spike) continue;
+        const Coeffs& c = m_co[m_enabled[k]];
+        if (exact) {
+            const double uo = u0[k], wo = field(kW0)[k], eo = field(kIe0)[k], io = field(kIi0)[k],
+                         xo = field(kEx0)[k];
+            double un, wn, dmax;
+            adex_step<double>(uo, wo, eo, io, c.gl_dt * xo, field(kNoise)[k], c.i_offset, c.inv_dt,
+                              c.hu, c.pu, c.pw, un, wn, dmax);
+            un = std::min(std::max(un, c.u_min), c.u_max);
+            u[k] = un;
+            w[k] = wn;
+            ex[k] = c.inv_dt > 0 ? std::exp(std::min((un - c.u_exp) * c.inv_dt, kMaxExpArg)) : 1.0;
+            spike = un >= c.u_th;
+        }
+        if (spike) {
+            // Crossing time: cubic Hermite interpolation of u over the step from the values and
+            // derivatives at both ends (the membrane is strongly convex in the exponential upswing,
+            // where a chord would be up to ~0.5 ns early at 10 ns steps).
+            const double uo = u0[k], un = u[k];
+            auto du = [&c](double uu, double ww, double ee, double ii_, double xx) {
+                return (-c.g_l * uu + c.gl_dt * xx + ee - ii_ + c.i_offset - ww) * c.inv_c;
+            };
+            const double h = m_h;
+            const double m0 =
+                h * du(uo, field(kW0)[k], field(kIe0)[k], field(kIi0)[k], field(kEx0)[k]);
+            const double m1 = h * du(un, w[k], field(kIe)[k], field(kIi)[k], ex[k]);
+            double frac = un > uo ? std::clamp((c.u_th - uo) / (un - uo), 0.0, 1.0) : 1.0;
+            if (un < c.u_max) {  // not clamped: the cubic is meaningful
+                double x = frac;
+                bool ok = true;
+                for (int it = 0; it < 8 && ok; ++it) {
+                    const double x2 = x * x, x3 = x2 * x;
+                    const double val = (2 * x3 - 3 * x2 + 1) * uo + (x3 - 2 * x2 + x) * m0 +
+                                       (-2 * x3 + 3 * x2) * un + (x3 - x2) * m1 - c.u_th;
+                    const double der = (6 * x2 - 6 * x) * uo + (3 * x2 - 4 * x + 1) * m0 +
+                                       (-6 * x2 + 6 * x) * un + (3 * x2 - 2 * x) * m1;
+                    if (!(der > 0)) {
+                        ok = false;
+                        break;
+                    }
+                    const double nx = x - val / der;
+                    if (std::fabs(nx - x) < 1e-12) {
+                        x = nx;
+                        break;
+                    }
+                    x = nx;
+                }
+                if (ok && x >= 0.0 && x <= 1.0) frac = x;
+            }
+            u[k] = c.u_reset;
+            w[k] += c.b;
+            ex[k] = c.e_reset;
+            ref[k] = c.ref_steps > 0 ? static_cast<double>(c.ref_steps - 1) : 0.0;
+            ++m_spikes;
+            if (c.fire) {
+                const uint64_t t0 = step * m_dt_ps;
+                const uint64_t t =
+                    t0 + static_cast<uint64_t>(std::llround(frac * static_cast<double>(m_dt_ps)));
+                m_step_spikes.emplace_back(m_enabled[k], std::max(t, t0 + 1));
+            }
+        }
+    }
+}
+
+void AdexArray::advance_to(uint64_t t_ps, const std::function<void(uint32_t, uint64_t)>& on_spike) {
+    if (m_in_advance)
+        throw std::logic_error("AdexArray::advance_to called from its own spike callback");
+    const uint64_t target = t_ps / m_dt_ps;
+    if (target <= m_step) return;
+    m_in_advance = true;
+    struct Guard {
+        bool& flag;
+        ~Guard() { flag = false; }
+    } guard{m_in_advance};
+    const uint64_t seed_noise = splitmix64(m_seed ^ 0x6E6F697365000000ull);
+    const bool noise = m_p.noise_mV > 0;
+    const double exp_cap = std::exp(kMaxExpArg);
+    while (m_step < target) {
+        const uint64_t step = m_step;
+        apply_events(step);
+        if (noise) {
+            // Counter-based: the noise of neuron i at a step depends on (seed, i, step) only.
+            double* const nz = field(kNoise);
+            for (size_t k = 0; k < m_enabled.size(); ++k) {
+                const uint64_t i = m_enabled[k];
+                const uint64_t r = splitmix64(seed_noise + splitmix64(step ^ (i << 40)));
+                nz[k] = m_co[i].noise * fast_normal(r);
+            }
+        }
+        m_step_spikes.clear();
+        if (!m_enabled.empty() &&
+            m_kernel(m_pk.data(), m_flags.data(), m_stride, m_stride, exp_cap) >= 0.0)
+            finish_step(step);
+        m_neuron_updates += m_enabled.size();
+        ++m_steps;
+        m_step = step + 1;
+        if (on_spike) {
+            for (const auto& s : m_step_spikes) on_spike(s.first, s.second);
+        }
+    }
+}
+
+}  // namespace nmsim::bss2

@@ -1,0 +1,121 @@
+// The abstract spiking-network description of the BrainScaleS-2 back end (seed 004 section 4.1.4,
+// Listings 16-20): populations (external spike sources, on-chip AdEx neurons, on-chip background
+// generators) and projections between them (connection lists or dense matrices, excitatory or
+// inhibitory, 6-bit weights, optional short-term plasticity). It holds no placement and no input
+// data: spike trains are execution data (bss2/executor.h). Plain C++: no SystemC, no models.
+//
+// Units are those of the emulated hardware (1000x faster than biology, seed 004 section 3.2.3):
+// time in us, voltage in mV of the membrane circuit, capacitance in pF, current in nA,
+// conductance in uS (pF / us). docs/bss2.md explains the neuron parameters.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nmsim::compiler::bss2 {
+
+// Where an element was written: "nets/wta.yaml:12:5", or "" for networks built in code.
+struct SourceRef {
+    std::string file;
+    int line = 0;
+    int col = 0;
+    std::string str() const;  // "file:line:col" or "" ; empty file -> "<network>"
+};
+
+// A network that cannot be described, mapped or routed. The message names the file/line (if
+// known), the population or projection, and the reason or the exhausted resource.
+class NetworkError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// One on-chip AdEx neuron (calibration targets; the chip adds its fixed-pattern mismatch).
+// Defaults: calix default calibration targets (public-hardware-facts.md B1) where they exist,
+// converted with a CADC range of 0..1.2 V over 256 codes (assumed); see docs/bss2.md.
+struct NeuronProperties {
+    double v_leak = 375.0;       // mV   (calix leak target 80 CADC LSB)
+    double v_reset = 328.0;      // mV   (calix reset target 70 CADC LSB)
+    double v_threshold = 586.0;  // mV   (calix threshold target 125 CADC LSB): spike comparator
+    double c_mem = 2.2;          // pF   (calix C_mem 63 LSB = 2.2 pF)
+    double tau_mem = 10.0;       // us   (calix default tau_mem)
+    double tau_syn_exc = 5.0;    // us   (calibratable 0.3..30 us; assumed 5)
+    double tau_syn_inh = 5.0;    // us
+    double t_ref = 2.0;          // us   (calix default refractory time)
+    double i_offset = 0.0;       // nA   constant input current
+    double w_exc = 0.3;          // nA per weight LSB: excitatory synaptic input strength (assumed)
+    double w_inh = 0.3;          // nA per weight LSB: inhibitory
+    bool exponential = false;    // AdEx exponential term on
+    double v_exp = 560.0;        // mV   V_T of the exponential term
+    double delta_t = 10.0;       // mV   slope factor
+    bool adaptation = false;     // adaptation current on
+    double tau_w = 100.0;        // us
+    double a = 0.0;              // uS   subthreshold adaptation
+    double b = 0.0;              // nA   spike-triggered adaptation increment
+};
+
+enum class PopulationKind { external, internal, background };
+const char* to_string(PopulationKind k);
+
+struct Population {
+    std::string name;
+    PopulationKind kind = PopulationKind::internal;
+    size_t size = 0;
+    std::vector<NeuronProperties> neurons;  // internal: one per neuron (size entries)
+    bool record_spikes = true;              // internal: route its spikes to the FPGA
+    // internal: optional placement hints (the router fills in the rest).
+    std::optional<uint32_t> hemisphere;    // 0 top, 1 bottom
+    std::optional<uint32_t> first_column;  // first neuron column (consecutive columns)
+    // background: each neuron is an independent source of `rate_hz` (hardware time, Hz),
+    // Poisson or regular; size must be a power of two <= 256 (the generator randomises the low
+    // log2(size) label bits, public-hardware-facts.md B4).
+    double rate_hz = 0.0;
+    bool poisson = true;
+    SourceRef where;
+};
+
+enum class Receptor { excitatory, inhibitory };
+const char* to_string(Receptor r);
+
+struct Connection {
+    uint32_t source = 0;  // index in the source population
+    uint32_t target = 0;  // index in the target population
+    uint32_t weight = 0;  // 0..63 (6-bit synapse weight)
+};
+
+// Short-term plasticity of a projection's synapse drivers (Tsodyks-Markram depression).
+struct Stp {
+    double u = 0.2;        // utilisation (public-hardware-facts.md B1: "some 0.2")
+    double tau_rec = 100;  // us recovery time constant (assumed)
+};
+
+struct Projection {
+    std::string name;
+    size_t source = 0;  // population index
+    size_t target = 0;  // population index (must be internal)
+    Receptor receptor = Receptor::excitatory;
+    std::vector<Connection> connections;  // dense matrices are expanded by the loader
+    std::optional<Stp> stp;
+    SourceRef where;
+};
+
+struct Network {
+    std::vector<Population> populations;
+    std::vector<Projection> projections;
+    std::string file;  // the YAML file, "" if built in code
+
+    // Add with validation (throws NetworkError naming the element): unique names, sizes,
+    // targets internal, indices in range, weights 0..63, background size a power of two <= 256.
+    size_t add(Population p);
+    size_t add(Projection p);
+    const Population* find(const std::string& name) const;  // nullptr if absent
+};
+
+// Reads a network YAML file (format: docs/bss2_compiler.md, "Network files"). Errors name
+// file:line:col and the key.
+Network load_network(const std::string& path);
+
+}  // namespace nmsim::compiler::bss2
