@@ -25,9 +25,9 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed)
       m_p(p),
       m_neurons(BSS2_NEURONS, p.neuron, derive(seed, 1)),
       m_neuron_words(BSS2_NEURONS),
-      m_invalid(BSS2_NEURONS),
-      m_backend_ps(static_cast<uint64_t>(p.backend_latency.ps)) {
+      m_invalid(BSS2_NEURONS) {
     for (auto& w : m_neuron_words) w.fill(0);
+    m_backends = std::make_unique<NeuronBackends>("backends", p.backend);
     m_l2 = std::make_unique<L2Link>("l2", p.l2);
     m_crossbar = std::make_unique<Crossbar>("crossbar", p.crossbar);
     for (uint32_t h = 0; h < BSS2_HEMISPHERES; ++h) {
@@ -73,6 +73,9 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed)
             m_neurons.add_input(base + col, inh, amount, t);
         });
     }
+    m_backends->bind_output([this](uint32_t ch, uint32_t label, uint64_t t) {
+        m_crossbar->input(BSS2_XIN_NEURON(ch), label, t);
+    });
     for (uint32_t c = 0; c < BSS2_L2_CHANNELS; ++c)
         m_crossbar->bind_output(BSS2_XOUT_L2(c), [this, c](uint32_t label, uint64_t t) {
             m_l2->crossbar_output(c, label, t);
@@ -114,9 +117,7 @@ void Chip::on_spike(uint32_t n, uint64_t t_ps) {
         r.neuron = static_cast<uint16_t>(n);
         m_sink->append(m_spike_table, &r);
     }
-    const uint32_t col = n % BSS2_COLUMNS;
-    const uint32_t ev = bss2_neuron_event(col, m_neuron_words[n][BSS2_NRN_ADDR_OUT]);
-    m_crossbar->input(BSS2_XIN_NEURON(bss2_neuron_channel(col)), ev, t_ps + m_backend_ps);
+    m_backends->spike(n, t_ps);
 }
 
 void Chip::neuron_word(uint32_t n, uint32_t word, uint32_t data) {
@@ -134,6 +135,7 @@ void Chip::neuron_word(uint32_t n, uint32_t word, uint32_t data) {
         m_invalid[n].clear();
     }
     m_neurons.configure(n, cfg);
+    m_backends->configure(n, w[BSS2_NRN_ADDR_OUT], cfg.enable && cfg.fire);
     const bool now_enabled = cfg.enable;
     if (now_enabled && !was_enabled) {
         if (m_enabled++ == 0) m_wake.notify(sc_core::SC_ZERO_TIME);
@@ -264,6 +266,7 @@ void Chip::write_summary(trace::Sink& sink) {
     sink.counter(c, "neuron_steps", "1", static_cast<double>(m_neurons.steps()));
     sink.counter(c, "neuron_updates", "1", static_cast<double>(m_neurons.neuron_updates()));
     sink.counter(c, "synaptic_inputs", "1", static_cast<double>(m_neurons.inputs()));
+    m_backends->write_summary(sink, sink.component(m_backends->name()));
     m_l2->write_summary(sink, sink.component(m_l2->name()));
     m_crossbar->write_summary(sink, sink.component(m_crossbar->name()));
     for (auto& b : m_padi) b->write_summary(sink, sink.component(b->name()));

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "models/brainscales2/backend/neuron_backends.h"
 #include "models/brainscales2/fpga/fpga.h"
 #include "models/brainscales2/neuron/adex_array.h"
 #include "models/brainscales2/readout/cadc.h"
@@ -49,11 +50,8 @@ struct ChipSimParams {
 struct ChipParams {
     NMSIM_PARAMSET(ChipParams);
     NMSIM_GROUP(AdexParams, neuron, "analog AdEx neuron circuits (512)");
-    NMSIM_PARAM(Time, backend_latency, Time::from_ns(4), "", range(0, 1e9),
-                "neuron back end: from the membrane's threshold crossing to the event entering "
-                "the crossbar",
-                "assumed: one cycle of the 250 MHz digital clock (public-hardware-facts.md B1 "
-                "reference clock); the seeds give no event latencies (hardware.md, unspecified)");
+    NMSIM_GROUP(NeuronBackendParams, backend,
+                "neuron back ends (spike detector -> crossbar event)");
     NMSIM_GROUP(L2LinkParams, l2, "layer-2 event split (input) and merge (output)");
     NMSIM_GROUP(CrossbarParams, crossbar, "routing crossbar (20 x 12)");
     NMSIM_GROUP(PadiBusParams, padi, "PADI buses (8)");
@@ -117,6 +115,7 @@ private:
     std::vector<std::string> m_invalid;  // per neuron: why its enabled block is invalid
     uint32_t m_enabled = 0;              // neurons with CFG_ENABLE
     sc_core::sc_event m_wake;
+    std::unique_ptr<NeuronBackends> m_backends;
     std::unique_ptr<L2Link> m_l2;
     std::unique_ptr<Crossbar> m_crossbar;
     std::vector<std::unique_ptr<PadiBus>> m_padi;
@@ -126,7 +125,6 @@ private:
     std::unique_ptr<Madc> m_madc;
     std::unique_ptr<Cadc> m_cadc;
     std::unique_ptr<Fpga> m_fpga;
-    uint64_t m_backend_ps;
     trace::Sink* m_sink = nullptr;
     trace::TableId m_spike_table = -1;
     trace::ComponentId m_component = 0;

@@ -596,8 +596,9 @@ RunResult run_bss2_scenario(const Scenario& s, const RunOptions& o, std::ostream
         out << "  PADI events      " << (bl.tellp() > 0 ? bl.str() : std::string("none")) << "\n";
     }
     out << "  drops            PADI buses " << grouped(sum.padi_drops) << ", FPGA "
-        << grouped(sum.fpga_drops) << "; late waits (chip link busy) " << grouped(sum.late_waits)
-        << "\n";
+        << grouped(sum.fpga_drops)
+        << "; late input spikes (FPGA instruction issue or chip link busy) "
+        << grouped(sum.late_waits) << "\n";
     if (P.madc)
         out << "  MADC             " << grouped(sum.madc_samples) << " samples of neuron "
             << P.madc_neuron << "\n";
