@@ -337,6 +337,36 @@ private:
     const Prepared& m_P;
 };
 
+// bss2.* metrics: rates per population (mean over runs, and per run), spikes, drops, time split.
+void write_bss2_metrics(trace::Sink& w, const Bss2RunSummary& sum) {
+    using spinnaker2::detail::write_metric;
+    for (const auto& ps : sum.populations) {
+        if (ps.kind == "background") continue;
+        double mean = 0;
+        for (size_t r = 0; r < ps.rate_hz.size(); ++r) {
+            mean += ps.rate_hz[r];
+            if (ps.rate_hz.size() > 1)
+                write_metric(w, "bss2.rate." + ps.name + ".run" + std::to_string(r), "Hz",
+                             ps.rate_hz[r]);
+        }
+        if (!ps.rate_hz.empty())
+            write_metric(w, "bss2.rate." + ps.name, "Hz", mean / double(ps.rate_hz.size()));
+    }
+    write_metric(w, "bss2.runs", "1", static_cast<double>(sum.runs));
+    write_metric(w, "bss2.input_spikes", "1", static_cast<double>(sum.input_spikes));
+    write_metric(w, "bss2.recorded_spikes", "1", static_cast<double>(sum.recorded_spikes));
+    write_metric(w, "bss2.chip_spikes", "1", static_cast<double>(sum.chip_spikes));
+    write_metric(w, "bss2.synaptic_events", "1", static_cast<double>(sum.synaptic_events));
+    write_metric(w, "bss2.padi_drops", "1", static_cast<double>(sum.padi_drops));
+    write_metric(w, "bss2.fpga_drops", "1", static_cast<double>(sum.fpga_drops));
+    write_metric(w, "bss2.late_inputs", "1", static_cast<double>(sum.late_waits));
+    write_metric(w, "bss2.host_to_fpga_us", "us", sum.host_to_fpga_us);
+    write_metric(w, "bss2.config_us", "us", sum.config_us);
+    write_metric(w, "bss2.realtime_us", "us", sum.realtime_us);
+    write_metric(w, "bss2.readback_us", "us", sum.readback_us);
+    write_metric(w, "bss2.total_us", "us", sum.total_us);
+}
+
 }  // namespace
 
 ChipParams resolve_bss2_params(const Scenario& s, std::vector<ParamValue>* rows) {
@@ -538,6 +568,8 @@ RunResult run_bss2_scenario(const Scenario& s, const RunOptions& o, std::ostream
     chip.write_summary(writer);
     r.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    write_bss2_metrics(writer, sum);
+    spinnaker2::detail::write_run_metrics(writer, r);
     writer.finish(r.ok ? "ok" : "error", problem,
                   static_cast<uint64_t>(sc_core::sc_time_stamp().value()), r.wall_seconds);
     if (summary) *summary = sum;

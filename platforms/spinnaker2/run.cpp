@@ -537,6 +537,13 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
     r.message = problem;
     plat.write_summaries();
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    {
+        size_t passed = 0;
+        for (const auto& oc : outcomes) passed += oc.passed;
+        write_metric(writer, "checks_passed", "1", static_cast<double>(passed));
+        write_metric(writer, "checks_failed", "1", static_cast<double>(outcomes.size() - passed));
+    }
+    write_run_metrics(writer, r);
     writer.finish(r.ok ? "ok" : "error", problem, static_cast<uint64_t>(sc_core::sc_time_stamp().value()),
                   r.wall_seconds);
 

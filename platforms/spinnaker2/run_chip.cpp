@@ -39,14 +39,15 @@ struct DnnEntryRecord {
     uint32_t workers;
     uint32_t pad_;
 };
-NMSIM_TRACE_TABLE(DnnEntryRecord, "dnn/entries",
-                  "scheduler intervals per inference: setup, each layer, cleanup (time area)",
-                  NMSIM_COL(DnnEntryRecord, duration_ps, "ps", "end - start at the scheduler's clock"),
-                  NMSIM_COL(DnnEntryRecord, inference, "1", "inference index in this run"),
-                  NMSIM_COL(DnnEntryRecord, entry, "1", "0 setup, 1..L layer entry-1, L+1 cleanup"),
-                  NMSIM_COL(DnnEntryRecord, start_cycles, "cycles", "scheduler CYCCNT at the start"),
-                  NMSIM_COL(DnnEntryRecord, end_cycles, "cycles", "scheduler CYCCNT at the end"),
-                  NMSIM_COL(DnnEntryRecord, workers, "1", "workers of the layer (all for setup/cleanup)"));
+NMSIM_TRACE_TABLE(
+    DnnEntryRecord, "dnn/entries",
+    "scheduler intervals per inference: setup, each layer, cleanup (time area)",
+    NMSIM_COL(DnnEntryRecord, duration_ps, "ps", "end - start at the scheduler's clock"),
+    NMSIM_COL(DnnEntryRecord, inference, "1", "inference index in this run"),
+    NMSIM_COL(DnnEntryRecord, entry, "1", "0 setup, 1..L layer entry-1, L+1 cleanup"),
+    NMSIM_COL(DnnEntryRecord, start_cycles, "cycles", "scheduler CYCCNT at the start"),
+    NMSIM_COL(DnnEntryRecord, end_cycles, "cycles", "scheduler CYCCNT at the end"),
+    NMSIM_COL(DnnEntryRecord, workers, "1", "workers of the layer (all for setup/cleanup)"));
 
 // One row per inference, layer and worker, from the workers' time records.
 struct DnnWorkerRecord {
@@ -58,15 +59,17 @@ struct DnnWorkerRecord {
     uint32_t worker;
     uint32_t pe;
 };
-NMSIM_TRACE_TABLE(DnnWorkerRecord, "dnn/workers",
-                  "worker records per inference and layer: interval, DMA-in wait, compute",
-                  NMSIM_COL(DnnWorkerRecord, duration_ps, "ps", "the worker's interval for the layer"),
-                  NMSIM_COL(DnnWorkerRecord, load_ps, "ps", "waiting for DMA of weights and biases (layers without: of the inputs)"),
-                  NMSIM_COL(DnnWorkerRecord, compute_ps, "ps", "MLA operations or the core's compute loops"),
-                  NMSIM_COL(DnnWorkerRecord, inference, "1", "inference index in this run"),
-                  NMSIM_COL(DnnWorkerRecord, layer, "1", "layer list index"),
-                  NMSIM_COL(DnnWorkerRecord, worker, "1", "index in the worker list"),
-                  NMSIM_COL(DnnWorkerRecord, pe, "1", "global PE index"));
+NMSIM_TRACE_TABLE(
+    DnnWorkerRecord, "dnn/workers",
+    "worker records per inference and layer: interval, DMA-in wait, compute",
+    NMSIM_COL(DnnWorkerRecord, duration_ps, "ps", "the worker's interval for the layer"),
+    NMSIM_COL(DnnWorkerRecord, load_ps, "ps",
+              "waiting for DMA of weights and biases (layers without: of the inputs)"),
+    NMSIM_COL(DnnWorkerRecord, compute_ps, "ps", "MLA operations or the core's compute loops"),
+    NMSIM_COL(DnnWorkerRecord, inference, "1", "inference index in this run"),
+    NMSIM_COL(DnnWorkerRecord, layer, "1", "layer list index"),
+    NMSIM_COL(DnnWorkerRecord, worker, "1", "index in the worker list"),
+    NMSIM_COL(DnnWorkerRecord, pe, "1", "global PE index"));
 
 namespace spinnaker2 {
 
@@ -122,7 +125,7 @@ struct Prepared {
     std::vector<uint32_t> levels;  // performance level per PE
     uint64_t sram_budget = 0;
     uint32_t input_size = 0, output_size = 0;
-    std::vector<uint8_t> inputs;  // count * input_size
+    std::vector<uint8_t> inputs;              // count * input_size
     std::vector<uint8_t> labels, float_pred;  // count each, or empty
     std::unique_ptr<arm::ElfImage> sched_elf, worker_elf;
 };
@@ -161,7 +164,8 @@ Prepared prepare(const Scenario& s, const ChipParams& p) {
     P.scheduler = w.scheduler_pe;
     if (P.scheduler >= n_pes)
         err("scheduler_pe", "pe" + std::to_string(P.scheduler) + " does not exist: the chip has " +
-                                std::to_string(n_pes) + " PEs (qpe_count = " + std::to_string(p.qpe_count) + ")");
+                                std::to_string(n_pes) +
+                                " PEs (qpe_count = " + std::to_string(p.qpe_count) + ")");
     if (!w.worker_pes.empty()) {
         P.workers = w.worker_pes;
     } else {
@@ -169,14 +173,15 @@ Prepared prepare(const Scenario& s, const ChipParams& p) {
         for (uint32_t pe = 0; pe < n_pes && P.workers.size() < want; ++pe)
             if (pe != P.scheduler) P.workers.push_back(pe);
         if (P.workers.size() < want)
-            err("workers", std::to_string(want) + " workers asked, the chip has only " +
-                               std::to_string(P.workers.size()) + " PEs besides the scheduler (qpe_count = " +
-                               std::to_string(p.qpe_count) + ")");
+            err("workers",
+                std::to_string(want) + " workers asked, the chip has only " +
+                    std::to_string(P.workers.size()) +
+                    " PEs besides the scheduler (qpe_count = " + std::to_string(p.qpe_count) + ")");
     }
     for (uint32_t pe : P.workers)
         if (pe >= n_pes)
-            err("worker_pes", "pe" + std::to_string(pe) + " does not exist: the chip has " + std::to_string(n_pes) +
-                                  " PEs");
+            err("worker_pes", "pe" + std::to_string(pe) + " does not exist: the chip has " +
+                                  std::to_string(n_pes) + " PEs");
     if (P.workers.empty()) err("workers", "at least one worker PE is needed");
     try {
         P.levels = parse_perf_levels(p.perf_levels, n_pes, p.pe.perf_level);
@@ -186,7 +191,8 @@ Prepared prepare(const Scenario& s, const ChipParams& p) {
 
     // Firmware
     try {
-        P.sched_elf = std::make_unique<arm::ElfImage>(arm::ElfImage::load(w.scheduler_firmware_path));
+        P.sched_elf =
+            std::make_unique<arm::ElfImage>(arm::ElfImage::load(w.scheduler_firmware_path));
     } catch (const std::exception& e) {
         err("scheduler_firmware", e.what());
     }
@@ -204,7 +210,8 @@ Prepared prepare(const Scenario& s, const ChipParams& p) {
         compiler::TilingTarget tt;
         tt.max_workers = static_cast<uint32_t>(P.workers.size());
         if (w.max_workers_per_layer)
-            tt.max_workers = static_cast<uint32_t>(std::min<uint64_t>(tt.max_workers, w.max_workers_per_layer));
+            tt.max_workers =
+                static_cast<uint32_t>(std::min<uint64_t>(tt.max_workers, w.max_workers_per_layer));
         tt.sram_budget_bytes = P.sram_budget;
         tt.clock_hz = p.pe.clock().hz;
         tt.mla_rows = p.pe.mla.n_rows;
@@ -222,13 +229,15 @@ Prepared prepare(const Scenario& s, const ChipParams& p) {
                 continue;
             if (entry < w.layer_workers.size() && w.layer_workers[entry] != 0) {
                 compiler::TilingTarget capped = tt;
-                capped.max_workers = static_cast<uint32_t>(std::min<uint64_t>(tt.max_workers, w.layer_workers[entry]));
+                capped.max_workers = static_cast<uint32_t>(
+                    std::min<uint64_t>(tt.max_workers, w.layer_workers[entry]));
                 P.tiling[gi] = compiler::tile_layer(P.graph.layers[gi], capped);
             }
             ++entry;
         }
         if (w.layer_workers.size() > entry) {
-            err("layer_workers", std::to_string(w.layer_workers.size()) + " entries, the model's layer list has " +
+            err("layer_workers", std::to_string(w.layer_workers.size()) +
+                                     " entries, the model's layer list has " +
                                      std::to_string(entry));
             throw ScenarioError(errors);
         }
@@ -245,8 +254,8 @@ Prepared prepare(const Scenario& s, const ChipParams& p) {
     }
     if (P.image.bytes.size() > p.dram.size.n / S2_DRAM_IF_COUNT)
         err("model", "the DRAM image (" + std::to_string(P.image.bytes.size()) +
-                         " B) does not fit DRAM interface 0 (" + std::to_string(p.dram.size.n / S2_DRAM_IF_COUNT) +
-                         " B)");
+                         " B) does not fit DRAM interface 0 (" +
+                         std::to_string(p.dram.size.n / S2_DRAM_IF_COUNT) + " B)");
     const s2_dnn_global_t& g = *reinterpret_cast<const s2_dnn_global_t*>(P.image.bytes.data());
     P.input_size = g.input_size;
     P.output_size = g.output_size;
@@ -256,18 +265,21 @@ Prepared prepare(const Scenario& s, const ChipParams& p) {
         const std::vector<uint8_t> all = read_file(w.inputs);
         const uint64_t need = (w.first + w.count) * P.input_size;
         if (all.size() % P.input_size != 0)
-            err("inputs", w.inputs + ": " + std::to_string(all.size()) + " B is not a whole number of inputs of " +
+            err("inputs", w.inputs + ": " + std::to_string(all.size()) +
+                              " B is not a whole number of inputs of " +
                               std::to_string(P.input_size) + " B (the model's input)");
         else if (all.size() < need)
-            err("count", "inputs " + std::to_string(w.first) + ".." + std::to_string(w.first + w.count - 1) +
-                             " asked, " + w.inputs + " holds " + std::to_string(all.size() / P.input_size));
+            err("count", "inputs " + std::to_string(w.first) + ".." +
+                             std::to_string(w.first + w.count - 1) + " asked, " + w.inputs +
+                             " holds " + std::to_string(all.size() / P.input_size));
         else
             P.inputs.assign(all.begin() + static_cast<std::ptrdiff_t>(w.first * P.input_size),
                             all.begin() + static_cast<std::ptrdiff_t>(need));
     } catch (const std::exception& e) {
         err("inputs", e.what());
     }
-    auto per_input = [&](const std::string& field, const std::string& path, std::vector<uint8_t>& dst) {
+    auto per_input = [&](const std::string& field, const std::string& path,
+                         std::vector<uint8_t>& dst) {
         if (path.empty()) return;
         try {
             const std::vector<uint8_t> all = read_file(path);
@@ -359,8 +371,43 @@ private:
 std::string layer_label(const compiler::Layer& l) {
     std::ostringstream o;
     o << to_string(l.kind) << (l.relu ? "+relu" : "");
-    if (!l.in_shapes.empty()) o << " " << compiler::shape_str(l.in_shapes[0]) << "->" << compiler::shape_str(l.out_shape);
+    if (!l.in_shapes.empty())
+        o << " " << compiler::shape_str(l.in_shapes[0]) << "->" << compiler::shape_str(l.out_shape);
     return o.str();
+}
+
+}  // namespace
+
+namespace {
+
+// dnn.* metrics: the breakdown of the mean inference (entries by index and by kind), accuracy.
+void write_dnn_metrics(trace::Sink& w, const DnnRunSummary& sum, size_t workers) {
+    write_metric(w, "dnn.inferences", "1", static_cast<double>(sum.inferences));
+    write_metric(w, "dnn.workers", "1", static_cast<double>(workers));
+    if (sum.inferences) {
+        write_metric(w, "dnn.bit_exact_fraction", "1",
+                     double(sum.bit_exact) / double(sum.inferences));
+        write_metric(w, "dnn.total_us", "us", sum.total_us);
+        write_metric(w, "dnn.host_per_inference_us", "us", sum.host_per_inference_us);
+        for (size_t e = 0; e < sum.mean.size(); ++e) {
+            const std::string name = e == 0                     ? "setup"
+                                     : e + 1 == sum.mean.size() ? "cleanup"
+                                                                : "layer" + std::to_string(e - 1);
+            write_metric(w, "dnn." + name + "_us", "us", sum.mean[e].us);
+            if (e > 0 && e + 1 < sum.mean.size()) {
+                write_metric(w, "dnn." + name + "_load_us", "us", sum.mean[e].load_us);
+                write_metric(w, "dnn." + name + "_compute_us", "us", sum.mean[e].compute_us);
+            }
+        }
+    }
+    write_metric(w, "dnn.image_load_us", "us", sum.image_load_us);
+    if (sum.labelled) {
+        const double n = static_cast<double>(sum.labelled);
+        write_metric(w, "dnn.accuracy_chip", "1", double(sum.correct_chip) / n);
+        write_metric(w, "dnn.accuracy_reference", "1", double(sum.correct_reference) / n);
+        if (sum.have_float)
+            write_metric(w, "dnn.accuracy_float", "1", double(sum.correct_float) / n);
+    }
 }
 
 }  // namespace
@@ -370,7 +417,8 @@ ChipParams resolve_chip_params(const Scenario& s, std::vector<ParamValue>* rows)
         s,
         [](const ChipParams& p, const OriginOf& origin_of, std::vector<ConfigError>& errors) {
             if (p.pe.sram_size.n % 4096 != 0)
-                errors.push_back(ConfigError{origin_of("pe.sram_size"), "pe.sram_size", "must be a multiple of 4 KiB"});
+                errors.push_back(ConfigError{origin_of("pe.sram_size"), "pe.sram_size",
+                                             "must be a multiple of 4 KiB"});
             try {
                 parse_perf_levels(p.perf_levels, p.qpe_count * S2_NOC_PES_PER_QPE, p.pe.perf_level);
             } catch (const std::exception& e) {
@@ -380,8 +428,8 @@ ChipParams resolve_chip_params(const Scenario& s, std::vector<ParamValue>* rows)
         rows);
 }
 
-RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream& out, std::ostream& err,
-                            DnnRunSummary* summary) {
+RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream& out,
+                            std::ostream& err, DnnRunSummary* summary) {
     const auto wall0 = std::chrono::steady_clock::now();
     std::vector<ParamValue> rows;
     const ChipParams p = resolve_chip_params(s, &rows);
@@ -394,17 +442,21 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
     RunResult r;
     if (o.elaborate_only) {
         out << "elaborated " << s.name << ": platform " << s.platform_kind << ", "
-            << p.qpe_count * S2_NOC_PES_PER_QPE << " PEs, scheduler pe" << P.scheduler << ", " << P.workers.size()
-            << " worker PEs, " << w.count << " inference" << (w.count == 1 ? "" : "s") << "\n";
-        out << "  model " << w.model << ": " << L << " layers in the list, DRAM image " << grouped(P.image.bytes.size())
-            << " B at " << hex32(P.image.base) << ", worker SRAM budget " << grouped(P.sram_budget) << " B\n";
+            << p.qpe_count * S2_NOC_PES_PER_QPE << " PEs, scheduler pe" << P.scheduler << ", "
+            << P.workers.size() << " worker PEs, " << w.count << " inference"
+            << (w.count == 1 ? "" : "s") << "\n";
+        out << "  model " << w.model << ": " << L << " layers in the list, DRAM image "
+            << grouped(P.image.bytes.size()) << " B at " << hex32(P.image.base)
+            << ", worker SRAM budget " << grouped(P.sram_budget) << " B\n";
         for (const auto& t : P.tiling)
             if (t.workers) out << "  " << t << "\n";
         r.ok = true;
         return r;
     }
 
-    r.trace_path = !o.trace_path.empty() ? o.trace_path : !s.trace.file.empty() ? s.trace.file : s.name + ".h5";
+    r.trace_path = !o.trace_path.empty()   ? o.trace_path
+                   : !s.trace.file.empty() ? s.trace.file
+                                           : s.name + ".h5";
     fresh_sim_kernel();
     trace::Hdf5Writer writer(r.trace_path, run_info(s, o), s.trace.events);
     writer.set_config(scenario::dump(s), param_rows(rows));
@@ -435,24 +487,29 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
         problem = sim_error().formatted();
     } else if (hr.status.status != 0) {
         std::ostringstream m;
-        m << "inference " << hr.outputs.size() << ": pe" << hr.status.pe << " failed in layer " << hr.status.layer;
+        m << "inference " << hr.outputs.size() << ": pe" << hr.status.pe << " failed in layer "
+          << hr.status.layer;
         if (hr.status.layer < decoded.layers.size() && hr.status.layer < P.image.list_layers.size())
             m << " (" << P.image.list_layers[hr.status.layer] << ")";
-        m << " with error " << (hr.status.status - S2_DNN_SIG_ERROR_BASE) << " (dnn_image.h S2_DNN_ERR_*; see its console line)";
+        m << " with error " << (hr.status.status - S2_DNN_SIG_ERROR_BASE)
+          << " (dnn_image.h S2_DNN_ERR_*; see its console line)";
         problem = m.str();
     } else {
         for (size_t pe : pes) {
             problem = core_problem(chip.pe(pe), p.sim.max_time);
             if (!problem.empty()) break;
         }
-        if (problem.empty() && !hr.finished) problem = "the host program did not finish (simulation ended early)";
+        if (problem.empty() && !hr.finished)
+            problem = "the host program did not finish (simulation ended early)";
     }
     r.sim_error = !problem.empty();
 
     // Results: bit-exactness, accuracy, times.
     DnnRunSummary sum;
     sum.inferences = hr.outputs.size();
-    auto f_of = [&](uint32_t pe) { return P.levels[pe] == 0 ? p.pe.pl0_freq.hz : p.pe.pl1_freq.hz; };
+    auto f_of = [&](uint32_t pe) {
+        return P.levels[pe] == 0 ? p.pe.pl0_freq.hz : p.pe.pl1_freq.hz;
+    };
     const double f_sched = f_of(P.scheduler);
     compiler::ReferenceOptions ro;
     ro.acc_bits = p.pe.mla.acc_bits;
@@ -469,8 +526,9 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
         sum.mean[1 + l].workers = decoded.layers[l].header.num_workers;
     }
     for (size_t i = 0; i < hr.outputs.size(); ++i) {
-        const std::vector<int8_t> x(P.inputs.begin() + static_cast<std::ptrdiff_t>(i * P.input_size),
-                                    P.inputs.begin() + static_cast<std::ptrdiff_t>((i + 1) * P.input_size));
+        const std::vector<int8_t> x(
+            P.inputs.begin() + static_cast<std::ptrdiff_t>(i * P.input_size),
+            P.inputs.begin() + static_cast<std::ptrdiff_t>((i + 1) * P.input_size));
         const auto& chip_out = hr.outputs[i];
         const int8_t* co = reinterpret_cast<const int8_t*>(chip_out.data());
         std::vector<int8_t> ref;
@@ -485,8 +543,9 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
                 std::ostringstream m;
                 size_t j = 0;
                 while (j < ref.size() && j < chip_out.size() && ref[j] == co[j]) ++j;
-                m << "inference " << i << " (input " << w.first + i << "): output element " << j << " is "
-                  << (j < chip_out.size() ? int(co[j]) : 0) << ", the reference " << (j < ref.size() ? int(ref[j]) : 0);
+                m << "inference " << i << " (input " << w.first + i << "): output element " << j
+                  << " is " << (j < chip_out.size() ? int(co[j]) : 0) << ", the reference "
+                  << (j < ref.size() ? int(ref[j]) : 0);
                 first_mismatch = m.str();
             }
         }
@@ -511,8 +570,13 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
             const s2_dnn_interval_t v = interval(g.time_addr + 8 * e);
             const uint32_t cyc = v.end - v.start;
             sum.mean[e].us += cyc / f_sched * 1e6;
-            DnnEntryRecord rec{static_cast<uint64_t>(cyc / f_sched * 1e12), static_cast<uint32_t>(i), e, v.start,
-                               v.end, sum.mean[e].workers, 0};
+            DnnEntryRecord rec{static_cast<uint64_t>(cyc / f_sched * 1e12),
+                               static_cast<uint32_t>(i),
+                               e,
+                               v.start,
+                               v.end,
+                               sum.mean[e].workers,
+                               0};
             writer.append(t_entries, &rec);
         }
         const s2_dnn_interval_t first = interval(s2_dnn_time_setup(g.time_addr));
@@ -522,7 +586,9 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
             const uint32_t nw = decoded.layers[l].header.num_workers;
             for (uint32_t k = 0; k < nw; ++k) {
                 s2_dnn_worker_time_t wt;
-                std::memcpy(&wt, t.data() + (s2_dnn_time_worker(g.time_addr, L, k, l) - g.time_addr), sizeof wt);
+                std::memcpy(&wt,
+                            t.data() + (s2_dnn_time_worker(g.time_addr, L, k, l) - g.time_addr),
+                            sizeof wt);
                 const double f = f_of(P.workers[k]);
                 sum.mean[1 + l].worker_us += (wt.end - wt.start) / f * 1e6 / nw;
                 sum.mean[1 + l].load_us += wt.load / f * 1e6 / nw;
@@ -553,39 +619,48 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
     if (!r.sim_error && w.check && sum.bit_exact != sum.inferences) {
         r.checks_failed = true;
         problem = "check failed: " + std::to_string(sum.inferences - sum.bit_exact) + " of " +
-                  std::to_string(sum.inferences) + " outputs differ from the integer reference; first: " +
-                  first_mismatch;
+                  std::to_string(sum.inferences) +
+                  " outputs differ from the integer reference; first: " + first_mismatch;
     }
     r.ok = problem.empty();
     r.message = problem;
     chip.write_summaries();
-    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    writer.finish(r.ok ? "ok" : "error", problem, static_cast<uint64_t>(sc_core::sc_time_stamp().value()),
-                  r.wall_seconds);
+    r.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    write_dnn_metrics(writer, sum, P.workers.size());
+    write_run_metrics(writer, r);
+    writer.finish(r.ok ? "ok" : "error", problem,
+                  static_cast<uint64_t>(sc_core::sc_time_stamp().value()), r.wall_seconds);
     if (summary) *summary = sum;
 
     if (!problem.empty()) err << "nmsim: error: " << problem << "\n";
     if (o.quiet) return r;
-    const auto pct = [](uint64_t a, uint64_t b) { return b ? fmt(100.0 * double(a) / double(b), 2) + " %" : "-"; };
-    out << "nmsim " << NMSIM_VERSION << "  scenario " << s.name << "  platform " << s.platform_kind << "  seed "
-        << s.seed << "\n";
+    const auto pct = [](uint64_t a, uint64_t b) {
+        return b ? fmt(100.0 * double(a) / double(b), 2) + " %" : "-";
+    };
+    out << "nmsim " << NMSIM_VERSION << "  scenario " << s.name << "  platform " << s.platform_kind
+        << "  seed " << s.seed << "\n";
     out << "  model            " << w.model << "\n";
-    out << "  mapping          scheduler pe" << P.scheduler << ", " << P.workers.size() << " worker PEs; " << L
-        << " layers; DRAM image " << grouped(P.image.bytes.size()) << " B; worker SRAM budget "
-        << grouped(P.sram_budget) << " B\n";
-    out << "  inferences       " << sum.inferences << " of " << w.count << " (inputs " << w.first << ".."
-        << w.first + w.count - 1 << ", batch 1)\n";
+    out << "  mapping          scheduler pe" << P.scheduler << ", " << P.workers.size()
+        << " worker PEs; " << L << " layers; DRAM image " << grouped(P.image.bytes.size())
+        << " B; worker SRAM budget " << grouped(P.sram_budget) << " B\n";
+    out << "  inferences       " << sum.inferences << " of " << w.count << " (inputs " << w.first
+        << ".." << w.first + w.count - 1 << ", batch 1)\n";
     if (w.check)
-        out << "  check            " << (sum.bit_exact == sum.inferences && sum.inferences ? "PASS " : "FAIL ")
+        out << "  check            "
+            << (sum.bit_exact == sum.inferences && sum.inferences ? "PASS " : "FAIL ")
             << sum.bit_exact << "/" << sum.inferences
             << " outputs bit-exact against the integer reference of the quantised graph\n";
     if (sum.labelled)
-        out << "  accuracy         " << (sum.have_float ? "float " + pct(sum.correct_float, sum.labelled) + "  " : "")
-            << "quantised reference " << pct(sum.correct_reference, sum.labelled) << "  simulated chip "
-            << pct(sum.correct_chip, sum.labelled) << "  (" << sum.labelled << " labelled inputs)\n";
+        out << "  accuracy         "
+            << (sum.have_float ? "float " + pct(sum.correct_float, sum.labelled) + "  " : "")
+            << "quantised reference " << pct(sum.correct_reference, sum.labelled)
+            << "  simulated chip " << pct(sum.correct_chip, sum.labelled) << "  (" << sum.labelled
+            << " labelled inputs)\n";
     if (sum.inferences) {
-        out << "  runtime per inference (mean of " << sum.inferences << ", scheduler pe" << P.scheduler << " at "
-            << fmt(f_sched / 1e6, 0) << " MHz; host link excluded as in seed 000)\n";
+        out << "  runtime per inference (mean of " << sum.inferences << ", scheduler pe"
+            << P.scheduler << " at " << fmt(f_sched / 1e6, 0)
+            << " MHz; host link excluded as in seed 000)\n";
         for (uint32_t e = 0; e < L + 2; ++e) {
             const DnnEntryTime& m = sum.mean[e];
             std::ostringstream row;
@@ -597,40 +672,54 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
             } else {
                 row << m.name << "  " << m.kind;
                 std::string pad(std::max<int>(1, 44 - static_cast<int>(row.str().size())), ' ');
-                row << pad << fmt(m.us, 1) << " us  (" << m.workers << " worker" << (m.workers == 1 ? "" : "s")
-                    << "; per worker: weight DMA " << fmt(m.load_us, 1) << " us, compute " << fmt(m.compute_us, 1)
-                    << " us)";
+                row << pad << fmt(m.us, 1) << " us  (" << m.workers << " worker"
+                    << (m.workers == 1 ? "" : "s") << "; per worker: weight DMA "
+                    << fmt(m.load_us, 1) << " us, compute " << fmt(m.compute_us, 1) << " us)";
             }
             out << row.str() << "\n";
         }
         out << "    Total" << std::string(39, ' ') << fmt(sum.total_us, 1) << " us\n";
         if (w.published_us.size() == L + 3) {
-            out << "  vs published     " << (w.published_source.empty() ? "" : w.published_source + ": ");
+            out << "  vs published     "
+                << (w.published_source.empty() ? "" : w.published_source + ": ");
             for (uint32_t e = 0; e < L + 3; ++e) {
                 const double sim = e < L + 2 ? sum.mean[e].us : sum.total_us;
                 const double pub = w.published_us[e];
-                out << (e ? ", " : "") << (e == 0 ? "setup " : e == L + 1 ? "cleanup " : e == L + 2 ? "total " : "")
+                out << (e ? ", " : "")
+                    << (e == 0       ? "setup "
+                        : e == L + 1 ? "cleanup "
+                        : e == L + 2 ? "total "
+                                     : "")
                     << fmt(pub, 0) << " us"
-                    << (pub > 0 ? " (" + std::string(sim >= pub ? "+" : "") + fmt(100 * (sim - pub) / pub, 1) + " %)" : "");
+                    << (pub > 0 ? " (" + std::string(sim >= pub ? "+" : "") +
+                                      fmt(100 * (sim - pub) / pub, 1) + " %)"
+                                : "");
             }
             out << "\n";
         } else if (!w.published_us.empty()) {
-            out << "  vs published     not shown: published_us has " << w.published_us.size() << " entries, this run has "
-                << L + 3 << " (setup, " << L << " layers, cleanup, total)\n";
+            out << "  vs published     not shown: published_us has " << w.published_us.size()
+                << " entries, this run has " << L + 3 << " (setup, " << L
+                << " layers, cleanup, total)\n";
         }
         if (L > 0)
-            out << "  first layer      " << sum.mean[1].name << ": DRAM weight load " << fmt(sum.mean[1].load_us, 1)
-                << " us vs compute " << fmt(sum.mean[1].compute_us, 1) << " us per worker (of "
-                << fmt(sum.mean[1].us, 1) << " us)\n";
-        out << "  host link        DRAM image " << fmt(sum.image_load_us, 1) << " us once; per inference "
-            << fmt(sum.host_per_inference_us, 1) << " us (input, RUN, results and time area back)\n";
+            out << "  first layer      " << sum.mean[1].name << ": DRAM weight load "
+                << fmt(sum.mean[1].load_us, 1) << " us vs compute "
+                << fmt(sum.mean[1].compute_us, 1) << " us per worker (of " << fmt(sum.mean[1].us, 1)
+                << " us)\n";
+        out << "  host link        DRAM image " << fmt(sum.image_load_us, 1)
+            << " us once; per inference " << fmt(sum.host_per_inference_us, 1)
+            << " us (input, RUN, results and time area back)\n";
     }
     out << "  simulated time   " << fmt(r.sim_time_us, 3) << " us\n";
     out << "  trace            " << r.trace_path << "\n";
     const double sim_s = r.sim_time_us * 1e-6;
     out << "  wall time        " << fmt(r.wall_seconds, 3) << " s";
-    if (sum.inferences) out << "  (" << fmt(r.wall_seconds / double(sum.inferences) * 1e3, 1) << " ms per inference";
-    if (sim_s > 0) out << (sum.inferences ? ", " : "  (") << fmt(r.wall_seconds / sim_s, 0) << "x slower than real time)";
+    if (sum.inferences)
+        out << "  (" << fmt(r.wall_seconds / double(sum.inferences) * 1e3, 1)
+            << " ms per inference";
+    if (sim_s > 0)
+        out << (sum.inferences ? ", " : "  (") << fmt(r.wall_seconds / sim_s, 0)
+            << "x slower than real time)";
     out << "\n";
     out << "  result           " << (r.ok ? "OK" : "FAILED") << "\n";
     return r;

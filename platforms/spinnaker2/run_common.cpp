@@ -29,7 +29,8 @@ std::string fmt(double v, int prec) {
 
 std::string grouped(uint64_t v) {
     std::string s = std::to_string(v);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
+        s.insert(static_cast<size_t>(i), ",");
     return s;
 }
 
@@ -42,11 +43,16 @@ std::string utc_now() {
 
 std::string unit_of(const ParamEntry& e) {
     switch (e.type) {
-        case ParamType::time: return "s";
-        case ParamType::frequency: return "Hz";
-        case ParamType::bytes: return "B";
-        case ParamType::voltage: return "V";
-        default: return e.unit;
+        case ParamType::time:
+            return "s";
+        case ParamType::frequency:
+            return "Hz";
+        case ParamType::bytes:
+            return "B";
+        case ParamType::voltage:
+            return "V";
+        default:
+            return e.unit;
     }
 }
 
@@ -89,8 +95,9 @@ void resolve_into(const ParamRegistry& reg, void* root, const scenario::Scenario
         rows->clear();
         for (const auto& f : flat) {
             const Origin o = origin_of(f.path);
-            rows->push_back(ParamValue{f.path, f.get(), unit_of(*f.entry), param_type_name(f.entry->type),
-                                       o.file == "default" ? "default" : o.str(), f.entry->source, f.entry->doc});
+            rows->push_back(ParamValue{
+                f.path, f.get(), unit_of(*f.entry), param_type_name(f.entry->type),
+                o.file == "default" ? "default" : o.str(), f.entry->source, f.entry->doc});
         }
         std::sort(rows->begin(), rows->end(),
                   [](const ParamValue& a, const ParamValue& b) { return a.path < b.path; });
@@ -99,7 +106,8 @@ void resolve_into(const ParamRegistry& reg, void* root, const scenario::Scenario
 
 std::string core_problem(Pe& x, Time max_time) {
     if (x.exited && x.exit_code != 0)
-        return std::string(x.name()) + ": firmware exited with status " + std::to_string(x.exit_code) +
+        return std::string(x.name()) + ": firmware exited with status " +
+               std::to_string(x.exit_code) +
                (x.exit_code >= 0x100 && x.exit_code < 0x200
                     ? " (unhandled exception " + std::to_string(x.exit_code - 0x100) + ")"
                     : "");
@@ -110,8 +118,19 @@ std::string core_problem(Pe& x, Time max_time) {
         return std::string(x.core.name()) + ": hang: asleep in WFI at pc " + where +
                " with no interrupt pending and nothing left to simulate (t = " +
                fmt(sc_core::sc_time_stamp().to_seconds() * 1e6, 3) + " us)";
-    return std::string(x.core.name()) + ": timeout: did not exit within sim.max_time = " + format_time(max_time) +
-           " (pc " + where + ")";
+    return std::string(x.core.name()) +
+           ": timeout: did not exit within sim.max_time = " + format_time(max_time) + " (pc " +
+           where + ")";
+}
+
+void write_metric(trace::Sink& sink, const std::string& name, const std::string& unit,
+                  double value) {
+    sink.counter(sink.component("metrics"), name, unit, value);
+}
+
+void write_run_metrics(trace::Sink& sink, const RunResult& r) {
+    write_metric(sink, "ok", "1", r.ok ? 1.0 : 0.0);
+    write_metric(sink, "sim_time_us", "us", r.sim_time_us);
 }
 
 trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o) {

@@ -26,9 +26,10 @@ std::string unit_of(const ParamEntry& e);
 // `extra` may add errors for cross-parameter rules; it gets the origin of a path. Throws
 // scenario::ScenarioError naming each unknown or bad parameter; fills `rows` sorted by path.
 using OriginOf = std::function<scenario::Origin(const std::string& path)>;
-void resolve_into(const ParamRegistry& reg, void* root, const scenario::Scenario& s,
-                  const std::function<void(const OriginOf&, std::vector<scenario::ConfigError>&)>& extra,
-                  std::vector<ParamValue>* rows);
+void resolve_into(
+    const ParamRegistry& reg, void* root, const scenario::Scenario& s,
+    const std::function<void(const OriginOf&, std::vector<scenario::ConfigError>&)>& extra,
+    std::vector<ParamValue>* rows);
 
 template <typename P>
 P resolve_paramset(const scenario::Scenario& s,
@@ -51,6 +52,14 @@ P resolve_paramset(const scenario::Scenario& s,
 std::string core_problem(Pe& pe, Time max_time);
 
 trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o);
+
+// A run's machine-readable results: summary counters of the component "metrics" (docs in
+// traces/README.md, "Metrics"), read by `nmsim sweep` and nmsim-trace. Names are dotted
+// (dnn.total_us, bss2.rate.exc); every run has ok and sim_time_us. The wall time stays in /run
+// only: metrics are deterministic (same seed, same trace).
+void write_metric(trace::Sink& sink, const std::string& name, const std::string& unit,
+                  double value);
+void write_run_metrics(trace::Sink& sink, const RunResult& r);
 std::vector<trace::ParamRow> param_rows(const std::vector<ParamValue>& rows);
 
 }  // namespace nmsim::spinnaker2::detail

@@ -2,6 +2,7 @@
 //   nmsim run SCENARIO [--set key.path=value]... [-o trace.h5] [--quiet] [--elaborate-only]
 //   nmsim params spinnaker2 [--scenario FILE] [--set ...] [--regs KIND|all] [--traces] [--check]
 //   [--csv] nmsim exec FIRMWARE.elf [--set key=value]... [--arg WORD]... nmsim bench [--quick]
+//   nmsim sweep SWEEP.yaml [-j N] [--backend local|slurm] [-o DIR] [--dry-run] [--collect]
 //   nmsim --version
 // Exit status: 0 success, 1 the simulation or a check failed, 2 bad input (usage, scenario,
 // parameters, files).
@@ -23,6 +24,7 @@
 #include "platforms/spinnaker2/run_chip.h"
 #include "platforms/spinnaker2/run_elf.h"
 #include "tools/scenario/scenario.h"
+#include "tools/sweep/sweep.h"
 
 #ifndef NMSIM_VERSION
 #define NMSIM_VERSION "dev"
@@ -289,6 +291,21 @@ int main(int argc, char** argv) {
     bench->add_option("--platform", bench_platform, "spinnaker2, brainscales2 or all (default)")
         ->check(CLI::IsMember({"spinnaker2", "brainscales2", "all"}));
 
+    auto* sweep = app.add_subcommand(
+        "sweep", "run a parameter sweep on a local process pool or Slurm (docs/sweeps.md)");
+    nmsim::sweep::SweepOptions so;
+    uint32_t sweep_point = 0;
+    sweep->add_option("sweep", so.sweep_path, "sweep YAML file")->required();
+    sweep->add_option("-j,--jobs", so.jobs, "parallel points (local backend; default: cores)");
+    sweep->add_option("--backend", so.backend, "local (default) or slurm")
+        ->check(CLI::IsMember({"local", "slurm"}));
+    sweep->add_option("-o,--output", so.output, "output directory (default: the file's output)");
+    sweep->add_flag("--dry-run", so.dry_run, "list and validate the points, run nothing");
+    sweep->add_flag("--collect", so.collect, "gather finished points into results.h5/csv");
+    sweep->add_flag("--retry-failed", so.retry_failed, "run failed points again");
+    auto* point_opt =
+        sweep->add_option("--point", sweep_point, "run only this point (Slurm array tasks)");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -299,6 +316,10 @@ int main(int argc, char** argv) {
         return cmd_run(scenario_path, sets, out, quiet, elaborate_only, join_argv(argc, argv));
     if (*params) return cmd_params(platform, pscenario, psets, regs, traces, check, as_csv);
     if (*exec) return cmd_exec(elf, esets, eargs);
+    if (*sweep) {
+        if (*point_opt) so.point = sweep_point;
+        return nmsim::sweep::run_sweep(so, std::cout, std::cerr);
+    }
     if (*bench) {
         // BrainScaleS-2 first: its peak memory is then its own, not the SpiNNaker2 full-chip run's.
         int rc = 0;

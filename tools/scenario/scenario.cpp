@@ -1547,12 +1547,10 @@ void Loader::load_bss2(const YNode* n, const YNode& workload, const Fields& wf) 
     if (auto v = get_bool(f.get("cadc"), key + ".cadc")) b.cadc = *v;
     if (auto v = get_bool(f.get("reset_between_runs"), key + ".reset_between_runs"))
         b.reset_between_runs = *v;
-    if (auto s = get_string(f.get("dot"), key + ".dot")) {
-        if (s->empty())
-            error(f.get("dot")->origin, key + ".dot", "expected a file path, got an empty string");
-        else
-            b.dot = *s;  // an output: relative to the working directory, like -o
-    }
+    const YNode* dot = f.get("dot");
+    if (dot && dot->kind == YNode::Kind::null) dot = nullptr;  // `dot: ~`: no graph file
+    if (auto s = get_string(dot, key + ".dot")) b.dot = *s;  // an output, relative to the
+                                                              // working directory; "" = none
     if (const YNode* m = f.get("madc")) {
         Fields mf = read_map(m, key + ".madc", {"population", "neuron"});
         if (mf.ok) {
@@ -1604,11 +1602,19 @@ void Loader::load_bss2(const YNode* n, const YNode& workload, const Fields& wf) 
         Fields sf = read_map(sweep, sk, {"population", "kind", "rates_hz", "start_us", "stop_us"});
         if (sf.ok) {
             const YNode* rates = sf.get("rates_hz");
+            // A single rate (scalar) is one run, so that --set and sweeps can vary it.
+            YNode one;
+            if (rates && rates->kind == YNode::Kind::scalar) {
+                one.kind = YNode::Kind::seq;
+                one.origin = rates->origin;
+                one.items.push_back(*rates);
+                rates = &one;
+            }
             if (!rates) {
                 missing(&sf, "rates_hz", *sweep, sk + ".rates_hz");
             } else if (rates->kind != YNode::Kind::seq || rates->items.empty()) {
                 error(rates->origin, sk + ".rates_hz",
-                      "expected a non-empty list of rates (Hz), got " + describe(*rates));
+                      "expected a rate or a non-empty list of rates (Hz), got " + describe(*rates));
             } else {
                 for (size_t i = 0; i < rates->items.size(); ++i) {
                     auto v = get_real(&rates->items[i], sk + ".rates_hz." + std::to_string(i), 0,

@@ -182,6 +182,22 @@ class Trace:
         return group[name]
 
     @_reading
+    def has_table(self, path):
+        """True if the file holds a table (dataset) at `path`, e.g. "dnn/entries"."""
+        obj = self._file.get(path.lstrip("/"))
+        return isinstance(obj, h5py.Dataset)
+
+    @_reading
+    def table(self, path):
+        """Any table of the file by its path ("dnn/entries", "bss2/placement", "events/dma",
+        "energy/breakdown") as a DataFrame, decoded like ``events()``. TraceError if missing."""
+        name = path.lstrip("/")
+        obj = self._file.get(name)
+        if not isinstance(obj, h5py.Dataset):
+            raise TraceError(f"{self.path}: no table '{name}'")
+        return self._frame(obj[()])
+
+    @_reading
     def rows(self, kind):
         """Number of rows of an event table, without reading it."""
         return int(self._event_dataset(kind).shape[0])
@@ -200,7 +216,10 @@ class Trace:
     def events(self, kind):
         """An event table as a DataFrame, strings decoded, plus `component_name` resolved
         through /lut/components when the table has a `component` column."""
-        data = self._event_dataset(kind)[()]
+        return self._frame(self._event_dataset(kind)[()])
+
+    def _frame(self, data):
+        """A compound numpy array as a DataFrame: strings decoded, `component_name` added."""
         df = pd.DataFrame(data)
         for name in data.dtype.names:
             if data.dtype[name].kind == "S":
