@@ -155,98 +155,75 @@ std::string Chip::invalid_neurons() const {
     return out;
 }
 
-bool Chip::config_write(uint32_t addr, uint32_t data, std::string* error) {
-    if (addr >= BSS2_SYNAPSE_BASE &&
-        addr < BSS2_SYNAPSE_BASE + BSS2_HEMISPHERES * BSS2_ROWS * BSS2_COLUMNS) {
+template <class ModelFn, class NeuronFn>
+bool Chip::route(uint32_t addr, std::string* error, ModelFn&& model, NeuronFn&& neuron) {
+    constexpr uint32_t kSynapses = BSS2_ROWS * BSS2_COLUMNS;  // per hemisphere
+    constexpr uint32_t kDriverWords = BSS2_DRIVERS * 4u;      // per hemisphere
+    if (addr >= BSS2_SYNAPSE_BASE && addr < BSS2_SYNAPSE_BASE + BSS2_HEMISPHERES * kSynapses) {
         const uint32_t off = addr - BSS2_SYNAPSE_BASE;
-        return m_synapses[off / (BSS2_ROWS * BSS2_COLUMNS)]->write_config(
-            off % (BSS2_ROWS * BSS2_COLUMNS), data, error);
+        return model(*m_synapses[off / kSynapses], off % kSynapses);
     }
     if (addr >= BSS2_NEURON_BASE && addr < BSS2_NEURON_BASE + BSS2_NEURONS * 32u) {
         const uint32_t off = addr - BSS2_NEURON_BASE;
-        const uint32_t n = off / 32u, word = off % 32u;
-        if (word == BSS2_NRN_RESET) {
-            if (data & 1u) m_neurons.reset(n);
-            return true;
-        }
-        if (word == BSS2_NRN_V_MEM) {
-            if (error) *error = "neuron word V_MEM is read-only";
-            return false;
-        }
-        if (word >= 18u) {
+        const uint32_t word = off % 32u;
+        if (word >= 18u && word != BSS2_NRN_RESET && word != BSS2_NRN_V_MEM) {
             if (error) *error = "neuron word " + std::to_string(word) + " is reserved";
             return false;
         }
-        neuron_word(n, word, data);
-        return true;
+        return neuron(off / 32u, word);
     }
     if (addr >= BSS2_XBAR_BASE && addr < BSS2_XBAR_BASE + BSS2_XBAR_INPUTS * BSS2_XBAR_OUTPUTS * 2u)
-        return m_crossbar->write_config(addr - BSS2_XBAR_BASE, data, error);
-    if (addr >= BSS2_SYNDRV_BASE &&
-        addr < BSS2_SYNDRV_BASE + BSS2_HEMISPHERES * BSS2_DRIVERS * 4u) {
+        return model(*m_crossbar, addr - BSS2_XBAR_BASE);
+    if (addr >= BSS2_SYNDRV_BASE && addr < BSS2_SYNDRV_BASE + BSS2_HEMISPHERES * kDriverWords) {
         const uint32_t off = addr - BSS2_SYNDRV_BASE;
-        return m_drivers[off / (BSS2_DRIVERS * 4u)]->write_config(off % (BSS2_DRIVERS * 4u), data,
-                                                                  error);
+        return model(*m_drivers[off / kDriverWords], off % kDriverWords);
     }
     if (addr >= BSS2_BG_BASE && addr < BSS2_BG_BASE + BSS2_BACKGROUND * 4u) {
         const uint32_t off = addr - BSS2_BG_BASE;
-        return m_background[off / 4u]->write_config(off % 4u, data, error);
+        return model(*m_background[off / 4u], off % 4u);
     }
     if (addr >= BSS2_PADI_BASE && addr < BSS2_PADI_BASE + BSS2_HEMISPHERES * BSS2_PADI_PER_HEMI)
-        return m_padi[addr - BSS2_PADI_BASE]->write_config(0, data, error);
+        return model(*m_padi[addr - BSS2_PADI_BASE], 0u);
     if (addr == BSS2_MADC_NEURON || addr == BSS2_MADC_CTRL)
-        return m_madc->write_config(addr - BSS2_MADC_BASE, data, error);
+        return model(*m_madc, addr - BSS2_MADC_BASE);
     if (addr >= BSS2_CADC_BASE && addr < BSS2_CADC_BASE + 0x100u + BSS2_NEURONS)
-        return m_cadc->write_config(addr - BSS2_CADC_BASE, data, error);
+        return model(*m_cadc, addr - BSS2_CADC_BASE);
     if (error) *error = "address " + hex(addr) + " is not mapped";
     return false;
 }
 
-bool Chip::config_read(uint32_t addr, uint32_t* data, std::string* error) {
-    if (addr >= BSS2_SYNAPSE_BASE &&
-        addr < BSS2_SYNAPSE_BASE + BSS2_HEMISPHERES * BSS2_ROWS * BSS2_COLUMNS) {
-        const uint32_t off = addr - BSS2_SYNAPSE_BASE;
-        return m_synapses[off / (BSS2_ROWS * BSS2_COLUMNS)]->read_config(
-            off % (BSS2_ROWS * BSS2_COLUMNS), data, error);
-    }
-    if (addr >= BSS2_NEURON_BASE && addr < BSS2_NEURON_BASE + BSS2_NEURONS * 32u) {
-        const uint32_t off = addr - BSS2_NEURON_BASE;
-        const uint32_t n = off / 32u, word = off % 32u;
-        if (word == BSS2_NRN_V_MEM) {
-            *data = static_cast<uint32_t>(static_cast<int32_t>(m_neurons.v(n) * 1000.0));
+bool Chip::config_write(uint32_t addr, uint32_t data, std::string* error) {
+    return route(
+        addr, error, [&](auto& m, uint32_t off) { return m.write_config(off, data, error); },
+        [&](uint32_t n, uint32_t word) {
+            if (word == BSS2_NRN_RESET) {
+                if (data & 1u) m_neurons.reset(n);
+                return true;
+            }
+            if (word == BSS2_NRN_V_MEM) {
+                if (error) *error = "neuron word V_MEM is read-only";
+                return false;
+            }
+            neuron_word(n, word, data);
             return true;
-        }
-        if (word == BSS2_NRN_RESET) {
-            if (error) *error = "neuron word RESET is write-only";
-            return false;
-        }
-        if (word >= 18u) {
-            if (error) *error = "neuron word " + std::to_string(word) + " is reserved";
-            return false;
-        }
-        *data = m_neuron_words[n][word];
-        return true;
-    }
-    if (addr >= BSS2_XBAR_BASE && addr < BSS2_XBAR_BASE + BSS2_XBAR_INPUTS * BSS2_XBAR_OUTPUTS * 2u)
-        return m_crossbar->read_config(addr - BSS2_XBAR_BASE, data, error);
-    if (addr >= BSS2_SYNDRV_BASE &&
-        addr < BSS2_SYNDRV_BASE + BSS2_HEMISPHERES * BSS2_DRIVERS * 4u) {
-        const uint32_t off = addr - BSS2_SYNDRV_BASE;
-        return m_drivers[off / (BSS2_DRIVERS * 4u)]->read_config(off % (BSS2_DRIVERS * 4u), data,
-                                                                 error);
-    }
-    if (addr >= BSS2_BG_BASE && addr < BSS2_BG_BASE + BSS2_BACKGROUND * 4u) {
-        const uint32_t off = addr - BSS2_BG_BASE;
-        return m_background[off / 4u]->read_config(off % 4u, data, error);
-    }
-    if (addr >= BSS2_PADI_BASE && addr < BSS2_PADI_BASE + BSS2_HEMISPHERES * BSS2_PADI_PER_HEMI)
-        return m_padi[addr - BSS2_PADI_BASE]->read_config(0, data, error);
-    if (addr == BSS2_MADC_NEURON || addr == BSS2_MADC_CTRL)
-        return m_madc->read_config(addr - BSS2_MADC_BASE, data, error);
-    if (addr >= BSS2_CADC_BASE && addr < BSS2_CADC_BASE + 0x100u + BSS2_NEURONS)
-        return m_cadc->read_config(addr - BSS2_CADC_BASE, data, error);
-    if (error) *error = "address " + hex(addr) + " is not mapped";
-    return false;
+        });
+}
+
+bool Chip::config_read(uint32_t addr, uint32_t* data, std::string* error) {
+    return route(
+        addr, error, [&](auto& m, uint32_t off) { return m.read_config(off, data, error); },
+        [&](uint32_t n, uint32_t word) {
+            if (word == BSS2_NRN_V_MEM) {
+                *data = static_cast<uint32_t>(static_cast<int32_t>(m_neurons.v(n) * 1000.0));
+                return true;
+            }
+            if (word == BSS2_NRN_RESET) {
+                if (error) *error = "neuron word RESET is write-only";
+                return false;
+            }
+            *data = m_neuron_words[n][word];
+            return true;
+        });
 }
 
 void Chip::inject(uint32_t event16) { m_l2->input(event16, sc_core::sc_time_stamp().value()); }

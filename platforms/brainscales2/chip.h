@@ -108,6 +108,11 @@ private:
     void analog_core();
     void on_spike(uint32_t neuron, uint64_t t_ps);
     void neuron_word(uint32_t neuron, uint32_t word, uint32_t data);
+    // Decodes an Omnibus address (bss2_map.h) once for reads and writes: calls
+    // model(block_model, offset_in_block) or neuron(neuron, word); unmapped and reserved
+    // addresses fail with a message naming them.
+    template <class ModelFn, class NeuronFn>
+    bool route(uint32_t addr, std::string* error, ModelFn&& model, NeuronFn&& neuron);
 
     ChipParams m_p;
     AdexArray m_neurons;

@@ -26,7 +26,7 @@ namespace {
 namespace cb = nmsim::compiler::bss2;
 namespace fs = std::filesystem;
 
-// --- the compiler's configuration on the models -------------------------------------------------
+// --- the compiler's configuration on the models ---
 
 cb::Network random_network(uint64_t seed) {
     std::mt19937_64 rng(seed);
@@ -146,8 +146,42 @@ TEST_F(Bss2ModelRouting, EverySourceReachesExactlyItsSynapses) {
     EXPECT_GE(routed, 8);
 }
 
-// --- scenarios
-// ------------------------------------------------------------------------------------
+class Bss2ChipConfig : public test::SystemCTest {};
+
+// The Omnibus decoder: every block reads back what was written at its address, and unmapped,
+// reserved, read-only and write-only words are refused with a message naming them.
+TEST_F(Bss2ChipConfig, AddressesReachTheirBlocksAndBadOnesAreNamed) {
+    Chip chip("chip", ChipParams{}, 1);
+    std::string e;
+    const uint32_t words[][2] = {
+        {BSS2_SYNAPSE(1, 200, 17), 5u | 33u << 6},
+        {BSS2_XBAR_NODE(8, 3) + BSS2_XBAR_TARGET, 0x123},
+        {BSS2_SYNDRV(1, 127) + BSS2_SYNDRV_STP_TAU_REC, 4000},
+        {BSS2_BG(7) + BSS2_BG_LABEL, 0x2ab},
+        {BSS2_PADI(1, 3), 1},
+        {BSS2_MADC_NEURON, 300},
+        {BSS2_NEURON(1, 255) + BSS2_NRN_ADDR_OUT, 0x7f},
+    };
+    for (const auto& w : words) {
+        ASSERT_TRUE(chip.config_write(w[0], w[1], &e)) << std::hex << w[0] << ": " << e;
+        uint32_t d = 0;
+        ASSERT_TRUE(chip.config_read(w[0], &d, &e)) << std::hex << w[0] << ": " << e;
+        EXPECT_EQ(d, w[1]) << std::hex << w[0];
+    }
+    uint32_t d = 0;
+    EXPECT_FALSE(chip.config_write(0x000100, 1, &e));
+    EXPECT_EQ(e, "address 0x000100 is not mapped");
+    EXPECT_FALSE(chip.config_read(BSS2_NEURON(0, 3) + 20, &d, &e));
+    EXPECT_EQ(e, "neuron word 20 is reserved");
+    EXPECT_FALSE(chip.config_write(BSS2_NEURON(0, 3) + BSS2_NRN_V_MEM, 1, &e));
+    EXPECT_EQ(e, "neuron word V_MEM is read-only");
+    EXPECT_FALSE(chip.config_read(BSS2_NEURON(0, 3) + BSS2_NRN_RESET, &d, &e));
+    EXPECT_EQ(e, "neuron word RESET is write-only");
+    EXPECT_TRUE(chip.config_write(BSS2_NEURON(0, 3) + BSS2_NRN_RESET, 1, &e));
+    EXPECT_TRUE(chip.config_read(BSS2_NEURON(0, 3) + BSS2_NRN_V_MEM, &d, &e));
+}
+
+// --- scenarios ---
 
 scenario::Scenario load(const std::string& name, const std::vector<std::string>& sets = {}) {
     scenario::LoadOptions lo;
