@@ -15,6 +15,13 @@ constexpr uint64_t splitmix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
+// Sequential use: returns the next value of the generator with state `state` and advances it.
+constexpr uint64_t splitmix64_next(uint64_t& state) {
+    const uint64_t r = splitmix64(state);
+    state += 0x9E3779B97F4A7C15ull;
+    return r;
+}
+
 // The seed of stream `salt` of a run seeded with `seed`.
 constexpr uint64_t derive_seed(uint64_t seed, uint64_t salt) {
     return splitmix64(seed + 0x9E3779B97F4A7C15ull * salt);

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/common/seeding.h"
 #include "models/common/sim_error.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 
@@ -14,11 +15,8 @@ constexpr uint32_t kPage = 0x1000;
 }  // namespace
 
 uint64_t pe_seed(uint64_t seed, size_t index) {
-    // splitmix64 step: distinct, well-mixed streams per PE from one run seed
-    uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (index + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    // distinct, well-mixed streams per PE from one run seed
+    return derive_seed(seed, index);
 }
 
 Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Sink* sink,

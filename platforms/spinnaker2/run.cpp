@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/common/seeding.h"
 #include "models/common/sim_error.h"
 #include "models/common/sim_kernel.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
@@ -45,13 +46,6 @@ constexpr uint32_t kAlign = 16;             // buffer alignment (MLA and DMA fri
 uint32_t align_up(uint64_t v, uint32_t a) { return static_cast<uint32_t>((v + a - 1) / a * a); }
 
 // --- deterministic data ----------------------------------------------------------------------
-
-uint64_t splitmix64(uint64_t& s) {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
 
 uint64_t name_hash(const std::string& s) {
     uint64_t h = 1469598103934665603ULL;  // FNV-1a
@@ -109,7 +103,7 @@ void fill(const Buffer& b, uint64_t seed, uint8_t* out) {
             // library version; one stream per buffer name.
             uint64_t s = seed ^ name_hash(b.name);
             for (uint64_t i = 0; i < n; ++i) {
-                const uint64_t r = splitmix64(s);
+                const uint64_t r = splitmix64_next(s);
                 double v;
                 if (b.dtype == DType::f32) {
                     v = b.init.lo + (b.init.hi - b.init.lo) * static_cast<double>(r >> 11) * 0x1.0p-53;

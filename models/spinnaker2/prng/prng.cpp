@@ -2,6 +2,7 @@
 
 #include <iterator>
 
+#include "models/common/seeding.h"
 #include "nmsim/hw/spinnaker2/prng_regs.h"
 
 namespace nmsim::spinnaker2 {
@@ -13,22 +14,16 @@ const bool kRegd = nmsim::register_reg_table("s2.prng", kRegs, std::size(kRegs))
 
 constexpr uint64_t kMwcMultiplier = 698769069u;
 
-// splitmix64 (Steele, Lea, Flood 2014): a bijective mixer with good avalanche, so that
+// splitmix64 (models/common/seeding.h), a bijective mixer with good avalanche, so that
 // consecutive scenario seeds give unrelated generator states.
-uint64_t splitmix64(uint64_t& s) {
-    s += 0x9E3779B97F4A7C15ull;
-    uint64_t v = s;
-    v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
-    v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
-    return v ^ (v >> 31);
-}
+using nmsim::splitmix64_next;
 
 }  // namespace
 
 KissState Prng::state_from_seed(uint64_t seed) {
     uint64_t s = seed;
-    const uint64_t a = splitmix64(s);
-    const uint64_t b = splitmix64(s);
+    const uint64_t a = splitmix64_next(s);
+    const uint64_t b = splitmix64_next(s);
     KissState st;
     st.x = static_cast<uint32_t>(a);
     st.y = static_cast<uint32_t>(a >> 32);
