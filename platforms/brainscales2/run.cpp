@@ -11,7 +11,6 @@
 
 #include "models/common/seeding.h"
 #include "models/common/sim_error.h"
-#include "models/common/sim_kernel.h"
 #include "nmsim/trace/hdf5_writer.h"
 #include "platforms/spinnaker2/run_common.h"
 #include "tools/compiler/bss2/executor.h"
@@ -412,12 +411,9 @@ RunResult run_bss2_scenario(const Scenario& s, const RunOptions& o, std::ostream
         return r;
     }
 
-    r.trace_path = !o.trace_path.empty()   ? o.trace_path
-                   : !s.trace.file.empty() ? s.trace.file
-                                           : s.name + ".h5";
-    fresh_sim_kernel();
-    trace::Hdf5Writer writer(r.trace_path, spinnaker2::detail::run_info(s, o), s.trace.events);
-    writer.set_config(scenario::dump(s), spinnaker2::detail::param_rows(rows));
+    r.trace_path = spinnaker2::detail::trace_path(s, o);
+    const auto writer_owner = spinnaker2::detail::open_trace(s, o, rows, r.trace_path);
+    trace::Hdf5Writer& writer = *writer_owner;
     Chip chip("bss2", p, s.seed);
     chip.attach_trace(&writer);
     Host host("host", chip, P);

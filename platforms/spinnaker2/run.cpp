@@ -15,7 +15,6 @@
 
 #include "models/common/seeding.h"
 #include "models/common/sim_error.h"
-#include "models/common/sim_kernel.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 #include "nmsim/trace/hdf5_writer.h"
 #include "platforms/spinnaker2/run_chip.h"
@@ -478,10 +477,9 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
         r.ok = true;
         return r;
     }
-    r.trace_path = !o.trace_path.empty() ? o.trace_path : !s.trace.file.empty() ? s.trace.file : s.name + ".h5";
-    fresh_sim_kernel();
-    trace::Hdf5Writer writer(r.trace_path, run_info(s, o), s.trace.events);
-    writer.set_config(scenario::dump(s), param_rows(rows));
+    r.trace_path = trace_path(s, o);
+    const auto writer_owner = open_trace(s, o, rows, r.trace_path);
+    trace::Hdf5Writer& writer = *writer_owner;
 
     PePlatform plat("s2", p, s.seed, &writer, s.trace.console_stdout && !o.quiet);
     for (size_t pe : pes) plat.pe(pe).load(*images[pe]);

@@ -12,7 +12,6 @@
 
 #include "models/arm/elf_image.h"
 #include "models/common/sim_error.h"
-#include "models/common/sim_kernel.h"
 #include "models/spinnaker2/exp/exp_accel.h"
 #include "nmsim/hw/spinnaker2/dnn_image.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
@@ -454,12 +453,9 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
         return r;
     }
 
-    r.trace_path = !o.trace_path.empty()   ? o.trace_path
-                   : !s.trace.file.empty() ? s.trace.file
-                                           : s.name + ".h5";
-    fresh_sim_kernel();
-    trace::Hdf5Writer writer(r.trace_path, run_info(s, o), s.trace.events);
-    writer.set_config(scenario::dump(s), param_rows(rows));
+    r.trace_path = trace_path(s, o);
+    const auto writer_owner = open_trace(s, o, rows, r.trace_path);
+    trace::Hdf5Writer& writer = *writer_owner;
 
     Chip chip("s2", p, s.seed, &writer, s.trace.console_stdout && !o.quiet);
     chip.pe(P.scheduler).load(*P.sched_elf);

@@ -6,6 +6,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "models/common/sim_kernel.h"
+
 #ifndef NMSIM_VERSION
 #define NMSIM_VERSION "dev"
 #endif
@@ -131,6 +133,20 @@ void write_metric(trace::Sink& sink, const std::string& name, const std::string&
 void write_run_metrics(trace::Sink& sink, const RunResult& r) {
     write_metric(sink, "ok", "1", r.ok ? 1.0 : 0.0);
     write_metric(sink, "sim_time_us", "us", r.sim_time_us);
+}
+
+std::string trace_path(const scenario::Scenario& s, const RunOptions& o) {
+    if (!o.trace_path.empty()) return o.trace_path;
+    return !s.trace.file.empty() ? s.trace.file : s.name + ".h5";
+}
+
+std::unique_ptr<trace::Hdf5Writer> open_trace(const scenario::Scenario& s, const RunOptions& o,
+                                              const std::vector<ParamValue>& rows,
+                                              const std::string& path) {
+    fresh_sim_kernel();
+    auto writer = std::make_unique<trace::Hdf5Writer>(path, run_info(s, o), s.trace.events);
+    writer->set_config(scenario::dump(s), param_rows(rows));
+    return writer;
 }
 
 trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o) {

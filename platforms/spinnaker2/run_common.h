@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,14 @@ P resolve_paramset(const scenario::Scenario& s,
 std::string core_problem(Pe& pe, Time max_time);
 
 trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o);
+
+// The trace file of a run: -o, else the scenario's trace.file, else <scenario name>.h5.
+std::string trace_path(const scenario::Scenario& s, const RunOptions& o);
+// Starts a fresh SystemC kernel and creates the run's trace at `path` with the run header, the
+// resolved scenario and the effective parameters (what every host program does first).
+std::unique_ptr<trace::Hdf5Writer> open_trace(const scenario::Scenario& s, const RunOptions& o,
+                                              const std::vector<ParamValue>& rows,
+                                              const std::string& path);
 
 // A run's machine-readable results: summary counters of the component "metrics" (docs in
 // traces/README.md, "Metrics"), read by `nmsim sweep` and nmsim-trace. Names are dotted
