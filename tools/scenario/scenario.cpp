@@ -1549,8 +1549,8 @@ void Loader::load_bss2(const YNode* n, const YNode& workload, const Fields& wf) 
         b.reset_between_runs = *v;
     const YNode* dot = f.get("dot");
     if (dot && dot->kind == YNode::Kind::null) dot = nullptr;  // `dot: ~`: no graph file
-    if (auto s = get_string(dot, key + ".dot")) b.dot = *s;  // an output, relative to the
-                                                              // working directory; "" = none
+    // An output, relative to the working directory; "" = none.
+    if (auto s = get_string(dot, key + ".dot")) b.dot = *s;
     if (const YNode* m = f.get("madc")) {
         Fields mf = read_map(m, key + ".madc", {"population", "neuron"});
         if (mf.ok) {
@@ -2173,6 +2173,14 @@ public:
             m_diff = key + ": " + std::to_string(a) + " != " + std::to_string(b) + " entries";
         return *this;
     }
+    // Element count, then element by element ("key.i").
+    template <class T>
+    Differ& list(const std::string& key, const std::vector<T>& a, const std::vector<T>& b) {
+        count(key, a.size(), b.size());
+        for (size_t i = 0; i < a.size() && !done(); ++i)
+            field(key + "." + std::to_string(i), a[i], b[i]);
+        return *this;
+    }
     bool done() const { return !m_diff.empty(); }
     std::string result() const { return m_diff; }
 
@@ -2211,10 +2219,8 @@ std::string diff_resolved(const Scenario& a, const Scenario& b) {
             .field(k + ".init.kind", static_cast<int>(x.init.kind), static_cast<int>(y.init.kind))
             .field(k + ".init.lo", x.init.lo, y.init.lo)
             .field(k + ".init.hi", x.init.hi, y.init.hi)
-            .count(k + ".init.values", x.init.values.size(), y.init.values.size())
+            .list(k + ".init.values", x.init.values, y.init.values)
             .field(k + ".init.file", x.init.file, y.init.file);
-        for (size_t i = 0; i < x.init.values.size() && !d.done(); ++i)
-            d.field(k + ".init.values." + std::to_string(i), x.init.values[i], y.init.values[i]);
     }
     d.count("workload.cores", a.cores.size(), b.cores.size());
     for (size_t i = 0; i < a.cores.size() && !d.done(); ++i) {
@@ -2245,18 +2251,11 @@ std::string diff_resolved(const Scenario& a, const Scenario& b) {
             .field(k + "scheduler_pe", x.scheduler_pe, y.scheduler_pe)
             .field(k + "workers", x.workers, y.workers)
             .field(k + "all_workers", x.all_workers, y.all_workers)
-            .count(k + "worker_pes", x.worker_pes.size(), y.worker_pes.size());
-        for (size_t i = 0; i < x.worker_pes.size() && !d.done(); ++i)
-            d.field(k + "worker_pes." + std::to_string(i), x.worker_pes[i], y.worker_pes[i]);
-        d.count(k + "published_us", x.published_us.size(), y.published_us.size())
-            .field(k + "published_source", x.published_source, y.published_source);
-        for (size_t i = 0; i < x.published_us.size() && !d.done(); ++i)
-            d.field(k + "published_us." + std::to_string(i), x.published_us[i], y.published_us[i]);
-        d.count(k + "layer_workers", x.layer_workers.size(), y.layer_workers.size());
-        for (size_t i = 0; i < x.layer_workers.size() && !d.done(); ++i)
-            d.field(k + "layer_workers." + std::to_string(i), x.layer_workers[i],
-                    y.layer_workers[i]);
-        d.field(k + "max_workers_per_layer", x.max_workers_per_layer, y.max_workers_per_layer)
+            .list(k + "worker_pes", x.worker_pes, y.worker_pes)
+            .list(k + "published_us", x.published_us, y.published_us)
+            .field(k + "published_source", x.published_source, y.published_source)
+            .list(k + "layer_workers", x.layer_workers, y.layer_workers)
+            .field(k + "max_workers_per_layer", x.max_workers_per_layer, y.max_workers_per_layer)
             .field(k + "scheduler_firmware_path", x.scheduler_firmware_path,
                    y.scheduler_firmware_path)
             .field(k + "worker_firmware_path", x.worker_firmware_path, y.worker_firmware_path)
@@ -2289,7 +2288,9 @@ std::string diff_resolved(const Scenario& a, const Scenario& b) {
                     .field(ik + "rate_hz", p.rate_hz, q.rate_hz)
                     .field(ik + "start_us", p.start_us, q.start_us)
                     .field(ik + "stop_us", p.stop_us.value_or(-1.0), q.stop_us.value_or(-1.0))
-                    .field(ik + "times_us", p.times_us == q.times_us, true);
+                    .count(ik + "times_us", p.times_us.size(), q.times_us.size());
+                for (size_t t = 0; t < p.times_us.size() && !d.done(); ++t)
+                    d.list(ik + "times_us." + std::to_string(t), p.times_us[t], q.times_us[t]);
             }
         }
     }
