@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/common/hex.h"
 #include "models/common/peripheral.h"
 #include "models/common/sim_error.h"
 #include "models/common/trace_records.h"
@@ -19,11 +20,7 @@ namespace {
 constexpr uint64_t kUntil = 0xDFFFFFFEu;  // never reached: a real `until` re-translates code
 constexpr size_t kCacheEntries = 4096;    // direct-mapped block-cost cache
 
-std::string hex32(uint32_t v) {
-    char b[16];
-    std::snprintf(b, sizeof b, "0x%08x", v);
-    return b;
-}
+std::string hex32(uint32_t v) { return nmsim::hex(v, 8); }
 
 void check(uc_err e, const char* what) {
     if (e != UC_ERR_OK) throw std::runtime_error(std::string("unicorn: ") + what + ": " + uc_strerror(e));

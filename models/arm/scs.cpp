@@ -3,16 +3,14 @@
 #include <cstdio>
 #include <utility>
 
+#include "models/common/hex.h"
+
 namespace nmsim::arm {
 namespace {
 
 constexpr uint32_t kCpuid = 0x410FC241u;  // Cortex-M4 r0p1
 
-std::string hex(uint32_t v) {
-    char b[16];
-    std::snprintf(b, sizeof b, "0x%08x", v);
-    return b;
-}
+std::string hex(uint32_t v) { return nmsim::hex(v, 8); }
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "models/common/hex.h"
 #include "nmsim/hw/regdef.h"
 
 namespace nmsim {
@@ -62,11 +63,7 @@ const RegDesc* RegisterBank::find(uint32_t offset) const {
 }
 
 namespace {
-std::string hex(uint32_t v) {
-    char b[16];
-    std::snprintf(b, sizeof b, "0x%03x", v);
-    return b;
-}
+std::string hex(uint32_t v) { return nmsim::hex(v, 3); }
 }  // namespace
 
 bool RegisterBank::read(uint32_t offset, unsigned size, uint32_t& out, std::string& why) {

@@ -3,16 +3,13 @@
 #include <cstdio>
 #include <string>
 
+#include "models/common/hex.h"
 #include "models/common/seeding.h"
 
 namespace nmsim::bss2 {
 namespace {
 
-std::string hex(uint32_t v) {
-    char b[16];
-    std::snprintf(b, sizeof b, "0x%06x", v);
-    return b;
-}
+std::string hex(uint32_t v) { return nmsim::hex(v, 6); }
 
 // A seed per model instance from the chip's seed, so that the generators, the mismatch and the
 // ADC noise are independent but all follow the scenario seed.

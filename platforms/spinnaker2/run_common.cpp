@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "models/common/hex.h"
 #include "models/common/sim_kernel.h"
 
 #ifndef NMSIM_VERSION
@@ -17,11 +18,7 @@ namespace nmsim::spinnaker2::detail {
 using scenario::ConfigError;
 using scenario::Origin;
 
-std::string hex32(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%08llx", static_cast<unsigned long long>(v));
-    return b;
-}
+std::string hex32(uint64_t v) { return nmsim::hex(v, 8); }
 
 std::string fmt(double v, int prec) {
     std::ostringstream o;

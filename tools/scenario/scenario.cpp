@@ -2,6 +2,7 @@
 // Origin per node (so --set edits can carry their own origin and duplicate keys stay visible),
 // edited by --set, then validated in one pass that collects every error.
 #include "tools/scenario/scenario.h"
+#include "models/common/hex.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -1936,11 +1937,7 @@ Scenario load(const std::string& path, const LoadOptions& opts) { return Loader(
 // Dump
 
 namespace {
-std::string hex32(uint32_t v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
+std::string hex32(uint32_t v) { return nmsim::hex(v, 8); }
 
 bool is_builtin_name(const std::string& fw) {
     return !(fw.size() > 4 && fw.compare(fw.size() - 4, 4, ".elf") == 0);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "models/common/hex.h"
 #include "models/common/sim_error.h"
 #include "nmsim/hw/brainscales2/playback.h"
 
@@ -12,23 +13,11 @@ namespace nmsim::bss2 {
 
 namespace {
 
-std::string hex64(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%016llx", static_cast<unsigned long long>(v));
-    return b;
-}
+std::string hex64(uint64_t v) { return nmsim::hex(v, 16); }
 
-std::string hex8(uint32_t v) {
-    char b[8];
-    std::snprintf(b, sizeof b, "0x%02x", v & 0xFFu);
-    return b;
-}
+std::string hex8(uint32_t v) { return nmsim::hex(v & 0xFFu, 2); }
 
-std::string hex24(uint32_t v) {
-    char b[16];
-    std::snprintf(b, sizeof b, "0x%06x", v);
-    return b;
-}
+std::string hex24(uint32_t v) { return nmsim::hex(v, 6); }
 
 uint64_t ps_of(double bytes, double bandwidth) {
     return static_cast<uint64_t>(std::llround(bytes * 1e12 / bandwidth));

@@ -6,17 +6,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/common/hex.h"
 #include "models/common/peripheral.h"
 
 namespace nmsim::spinnaker2 {
 
 namespace {
 
-std::string hex(uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
-}
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "models/common/hex.h"
 #include "models/common/peripheral.h"
 #include "models/common/sim_error.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
@@ -20,11 +21,7 @@ uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 
 sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
 
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%08llx", static_cast<unsigned long long>(v));
-    return b;
-}
+std::string hex(uint64_t v) { return nmsim::hex(v, 8); }
 
 void set_error(tlm::tlm_generic_payload& p, tlm::tlm_response_status s, const std::string& why) {
     p.set_response_status(s);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "models/common/hex.h"
 #include "models/common/peripheral.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
 
@@ -18,11 +19,7 @@ const char* const kDirName[] = {"e", "w", "n", "s"};
 
 uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 
-std::string hex(uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%08llx", static_cast<unsigned long long>(v));
-    return b;
-}
+std::string hex(uint64_t v) { return nmsim::hex(v, 8); }
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/common/hex.h"
 #include "models/common/sim_error.h"
 #include "nmsim/hw/spinnaker2/timer_regs.h"
 
@@ -21,11 +22,7 @@ constexpr uint32_t kCtrlMask =
 
 uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 
-std::string hex32(uint32_t v) {
-    char b[16];
-    std::snprintf(b, sizeof b, "0x%08x", v);
-    return b;
-}
+std::string hex32(uint32_t v) { return nmsim::hex(v, 8); }
 
 }  // namespace
 
