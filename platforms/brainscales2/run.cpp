@@ -454,7 +454,6 @@ RunResult run_bss2_scenario(const Scenario& s, const RunOptions& o, std::ostream
             }
     }
 
-    sim_error() = SimErrorInfo{};
     const sc_core::sc_time max_time(static_cast<double>(p.sim.max_time.ps), sc_core::SC_PS);
     sc_core::sc_start(max_time);
     r.sim_time_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
