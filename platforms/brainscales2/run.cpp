@@ -445,7 +445,8 @@ RunResult run_bss2_scenario(const Scenario& s, const RunOptions& o, std::ostream
             for (const auto& sp : batch[run]) {
                 const auto it = who.find(sp.event);
                 InputSpikeRecord rec{};
-                rec.t_ps = static_cast<uint64_t>(cb::us_to_cycles(sp.time_us)) * 8000u;
+                rec.t_ps = static_cast<uint64_t>(
+                    std::llround(cb::cycles_to_us(cb::us_to_cycles(sp.time_us)) * 1e6));
                 rec.run = static_cast<uint32_t>(run);
                 rec.population = static_cast<uint16_t>(it == who.end() ? 0xFFFF : it->second.first);
                 rec.neuron = static_cast<uint16_t>(it == who.end() ? 0xFFFF : it->second.second);
