@@ -64,6 +64,8 @@ void s2_putc(char c);
 void s2_puts(const char *s); /* no newline added */
 /* printf subset: %d %i %u %x %X %08x-style width/zero padding, %s %c %% and %f (3 decimals) */
 void s2_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Simulator phase marker (console MARK): the energy accounting starts phase `phase` here. */
+static inline void s2_mark(uint32_t phase) { NM_REG32(S2_CONSOLE_BASE + S2_CONSOLE_MARK) = phase; }
 /* Ring the host doorbell with `status` (0 = success) and sleep for good. */
 void _exit(int status) __attribute__((noreturn));
 #define s2_exit _exit

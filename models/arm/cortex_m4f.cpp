@@ -710,6 +710,8 @@ void CortexM4F::sleep() {
         return;
     }
     const sc_core::sc_time start = sc_core::sc_time_stamp();
+    m_in_wfi = true;
+    m_wfi_since = start;
     if (m_scs->systick_next() != UINT64_MAX) {
         const sc_core::sc_time until = time_of(m_scs->systick_next());
         wait(until > start ? until - start : sc_core::SC_ZERO_TIME, m_wake_event);
@@ -717,6 +719,7 @@ void CortexM4F::sleep() {
         wait(m_wake_event);
     }
     const sc_core::sc_time end = sc_core::sc_time_stamp();
+    m_in_wfi = false;
     const uint64_t woke = std::max(m_ticks, ticks_at(end));
     m_sleep_ticks += woke - m_ticks;
     m_ticks = m_sync_ticks = woke;

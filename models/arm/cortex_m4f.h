@@ -104,6 +104,12 @@ public:
     uint64_t active_cycles() const { return m_ticks - m_sleep_ticks; }
     uint64_t ticks() const { return m_ticks; }
     sc_core::sc_time sleep_time() const { return m_sleep_time; }
+    // Time the core was started (zero before), and its sleep time up to `now` including a WFI
+    // in progress: the energy model reads these at phase boundaries.
+    sc_core::sc_time start_time() const { return m_t0; }
+    sc_core::sc_time sleep_time_at(const sc_core::sc_time& now) const {
+        return m_in_wfi && now > m_wfi_since ? m_sleep_time + (now - m_wfi_since) : m_sleep_time;
+    }
     uint64_t exceptions_taken() const { return m_exceptions; }
     uint32_t pc() const;
     std::string where(uint32_t pc) const;  // "0x000001a4 <main+0x20>"
@@ -173,7 +179,8 @@ private:
     sc_core::sc_time m_t0;
     uint64_t m_ticks = 0, m_sync_ticks = 0, m_stop_at = 0, m_quantum_ticks = 1;
     uint64_t m_instructions = 0, m_sleep_ticks = 0, m_exceptions = 0;
-    sc_core::sc_time m_sleep_time;
+    sc_core::sc_time m_sleep_time, m_wfi_since;
+    bool m_in_wfi = false;
     uint32_t m_next_pc = 0, m_last_block = 0, m_last_size = 0;
     Stop m_stop = Stop::none;
     bool m_stop_requested = false, m_first_block = false, m_last_transfer = false;

@@ -28,13 +28,20 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& del
                                                       : tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    if (p.is_read())
+    if (p.is_read()) {
         std::memcpy(p.get_data_ptr(), &m_data[a], len);
-    else if (p.is_write())
+        m_bytes_read += len;
+    } else if (p.is_write()) {
         std::memcpy(&m_data[a], p.get_data_ptr(), len);
+        m_bytes_written += len;
+    }
+    if (m_first_access_ps == UINT64_MAX)
+        m_first_access_ps = (sc_core::sc_time_stamp() + delay).value();
+    const sc_core::sc_time before = delay;
     delay += m_latency;
     if (m_bytes_per_second > 0)
         delay += sc_core::sc_time(len / m_bytes_per_second, sc_core::SC_SEC);
+    m_busy_ps += (delay - before).value();
     p.set_dmi_allowed(true);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

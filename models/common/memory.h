@@ -31,6 +31,11 @@ public:
     bool contains(uint64_t addr, uint64_t len) const {
         return addr <= size() && len <= size() - addr;
     }
+    // Bytes moved by bus transactions (not by data() or debug access): energy accounting.
+    uint64_t bytes_read() const { return m_bytes_read; }
+    uint64_t bytes_written() const { return m_bytes_written; }
+    uint64_t first_access_ps() const { return m_first_access_ps; }  // UINT64_MAX before any
+    uint64_t busy_ps() const { return m_busy_ps; }  // sum of the accesses' annotated times
 
 private:
     void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
@@ -46,6 +51,7 @@ private:
     uint64_t m_size;
     sc_core::sc_time m_latency;
     double m_bytes_per_second;
+    uint64_t m_bytes_read = 0, m_bytes_written = 0, m_first_access_ps = UINT64_MAX, m_busy_ps = 0;
 };
 
 }  // namespace nmsim

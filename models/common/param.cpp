@@ -23,6 +23,10 @@ const char* param_type_name(ParamType t) {
         case ParamType::frequency: return "Frequency";
         case ParamType::bytes: return "Bytes";
         case ParamType::voltage: return "Voltage";
+        case ParamType::energy:
+            return "Energy";
+        case ParamType::power:
+            return "Power";
     }
     return "?";
 }
@@ -128,6 +132,8 @@ NMSIM_PARSE_DIM(Time, parse_time, "Time")
 NMSIM_PARSE_DIM(Frequency, parse_frequency, "Frequency")
 NMSIM_PARSE_DIM(Bytes, parse_bytes, "Bytes")
 NMSIM_PARSE_DIM(Voltage, parse_voltage, "Voltage")
+NMSIM_PARSE_DIM(Energy, parse_energy, "Energy")
+NMSIM_PARSE_DIM(Power, parse_power, "Power")
 #undef NMSIM_PARSE_DIM
 
 std::string format_value(bool v) { return v ? "true" : "false"; }
@@ -145,6 +151,8 @@ std::string format_value(Time v) { return format_time(v); }
 std::string format_value(Frequency v) { return format_frequency(v); }
 std::string format_value(Bytes v) { return format_bytes(v); }
 std::string format_value(Voltage v) { return format_voltage(v); }
+std::string format_value(Energy v) { return format_energy(v); }
+std::string format_value(Power v) { return format_power(v); }
 
 double magnitude(bool v) { return v ? 1 : 0; }
 double magnitude(uint32_t v) { return v; }
@@ -155,6 +163,8 @@ double magnitude(Time v) { return static_cast<double>(v.ps); }
 double magnitude(Frequency v) { return v.hz; }
 double magnitude(Bytes v) { return static_cast<double>(v.n); }
 double magnitude(Voltage v) { return v.v; }
+double magnitude(Energy v) { return v.j; }
+double magnitude(Power v) { return v.w; }
 
 bool check_range(const Range& r, double mag, const std::string& text, std::string& err) {
     if (!r.has_bounds) return true;
@@ -197,7 +207,7 @@ std::vector<FlatParam> flatten(const ParamRegistry& reg, void* root, const std::
 namespace {
 bool dimensioned(ParamType t) {
     return t == ParamType::time || t == ParamType::frequency || t == ParamType::bytes ||
-           t == ParamType::voltage;
+           t == ParamType::voltage || t == ParamType::energy || t == ParamType::power;
 }
 }  // namespace
 

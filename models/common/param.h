@@ -25,7 +25,20 @@
 
 namespace nmsim {
 
-enum class ParamType { boolean, u32, u64, i64, f64, string, time, frequency, bytes, voltage };
+enum class ParamType {
+    boolean,
+    u32,
+    u64,
+    i64,
+    f64,
+    string,
+    time,
+    frequency,
+    bytes,
+    voltage,
+    energy,
+    power
+};
 
 const char* param_type_name(ParamType t);
 
@@ -91,6 +104,8 @@ bool parse_value(const std::string& s, Time& out, std::string& err);
 bool parse_value(const std::string& s, Frequency& out, std::string& err);
 bool parse_value(const std::string& s, Bytes& out, std::string& err);
 bool parse_value(const std::string& s, Voltage& out, std::string& err);
+bool parse_value(const std::string& s, Energy& out, std::string& err);
+bool parse_value(const std::string& s, Power& out, std::string& err);
 std::string format_value(bool v);
 std::string format_value(uint32_t v);
 std::string format_value(uint64_t v);
@@ -101,6 +116,8 @@ std::string format_value(Time v);
 std::string format_value(Frequency v);
 std::string format_value(Bytes v);
 std::string format_value(Voltage v);
+std::string format_value(Energy v);
+std::string format_value(Power v);
 // Numeric magnitude used for range checks (Time in ps, Frequency in Hz, Bytes, Voltage in V).
 double magnitude(bool v);
 double magnitude(uint32_t v);
@@ -111,6 +128,8 @@ double magnitude(Time v);
 double magnitude(Frequency v);
 double magnitude(Bytes v);
 double magnitude(Voltage v);
+double magnitude(Energy v);  // J
+double magnitude(Power v);   // W
 bool check_range(const Range& r, double mag, const std::string& text, std::string& err);
 bool check_choice(const Range& r, const std::string& v, std::string& err);
 
@@ -126,6 +145,14 @@ template <> constexpr ParamType type_of<Time>() { return ParamType::time; }
 template <> constexpr ParamType type_of<Frequency>() { return ParamType::frequency; }
 template <> constexpr ParamType type_of<Bytes>() { return ParamType::bytes; }
 template <> constexpr ParamType type_of<Voltage>() { return ParamType::voltage; }
+template <>
+constexpr ParamType type_of<Energy>() {
+    return ParamType::energy;
+}
+template <>
+constexpr ParamType type_of<Power>() {
+    return ParamType::power;
+}
 
 template <class C, class T>
 bool register_param(T C::*member, const char* name, const char* unit, Range range, const char* doc,

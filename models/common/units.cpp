@@ -79,6 +79,10 @@ const std::vector<std::pair<const char*, double>> kFreqUnits = {
 const std::vector<std::pair<const char*, double>> kByteUnits = {
     {"B", 1.0}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
 const std::vector<std::pair<const char*, double>> kVoltUnits = {{"mV", 1e-3}, {"V", 1.0}};
+const std::vector<std::pair<const char*, double>> kEnergyUnits = {
+    {"fJ", 1e-15}, {"pJ", 1e-12}, {"nJ", 1e-9}, {"uJ", 1e-6}, {"mJ", 1e-3}, {"J", 1.0}};
+const std::vector<std::pair<const char*, double>> kPowerUnits = {
+    {"nW", 1e-9}, {"uW", 1e-6}, {"mW", 1e-3}, {"W", 1.0}};
 
 std::string trim_number(double v) {
     std::ostringstream o;
@@ -164,5 +168,29 @@ std::string format_bytes(Bytes b) {
 }
 
 std::string format_voltage(Voltage v) { return trim_number(v.v) + "V"; }
+
+std::optional<Energy> parse_energy(const std::string& s, std::string& err) {
+    return parse_dim<Energy>(s, err, kEnergyUnits, "J", [](double j) { return Energy{j}; });
+}
+
+std::optional<Power> parse_power(const std::string& s, std::string& err) {
+    return parse_dim<Power>(s, err, kPowerUnits, "W", [](double w) { return Power{w}; });
+}
+
+namespace {
+// The largest unit in which `v` is at least 1 (the smallest unit for 0 and tiny values).
+std::string format_scaled(double v, const std::vector<std::pair<const char*, double>>& units) {
+    const auto* best = &units.front();
+    for (const auto& u : units)
+        if (v == 0.0 && u.second == 1.0) return std::string("0") + u.first;
+    for (const auto& u : units)
+        if (std::fabs(v) >= u.second * (1 - 1e-12)) best = &u;
+    // Round to 12 significant digits so that 14.98e-12 prints as 14.98pJ, not 14.9800000001pJ.
+    return trim_number(std::stod(trim_number(v / best->second))) + best->first;
+}
+}  // namespace
+
+std::string format_energy(Energy e) { return format_scaled(e.j, kEnergyUnits); }
+std::string format_power(Power p) { return format_scaled(p.w, kPowerUnits); }
 
 }  // namespace nmsim

@@ -35,16 +35,30 @@ struct Voltage {
     bool operator==(const Voltage& o) const { return v == o.v; }
 };
 
+struct Energy {
+    double j = 0.0;
+    bool operator==(const Energy& o) const { return j == o.j; }
+};
+
+struct Power {
+    double w = 0.0;
+    bool operator==(const Power& o) const { return w == o.w; }
+};
+
 // Parsing: returns std::nullopt and sets `err` (a short reason, possibly with a hint).
 std::optional<Time> parse_time(const std::string& s, std::string& err);
 std::optional<Frequency> parse_frequency(const std::string& s, std::string& err);
 std::optional<Bytes> parse_bytes(const std::string& s, std::string& err);
 std::optional<Voltage> parse_voltage(const std::string& s, std::string& err);
+std::optional<Energy> parse_energy(const std::string& s, std::string& err);
+std::optional<Power> parse_power(const std::string& s, std::string& err);
 
 // Canonical, round-trippable formatting ("3.333ns", "300MHz", "128KiB", "0.8V").
 std::string format_time(Time t);
 std::string format_frequency(Frequency f);
 std::string format_bytes(Bytes b);
 std::string format_voltage(Voltage v);
+std::string format_energy(Energy e);  // "14.98pJ"
+std::string format_power(Power p);    // "46.4mW"
 
 }  // namespace nmsim

@@ -36,6 +36,7 @@
 #include "models/common/param.h"
 #include "nmsim/hw/brainscales2/bss2_map.h"
 #include "nmsim/trace/sink.h"
+#include "platforms/brainscales2/energy_params.h"
 
 namespace nmsim::bss2 {
 
@@ -61,6 +62,8 @@ struct ChipParams {
     NMSIM_GROUP(MadcParams, madc, "membrane ADC (one selected neuron)");
     NMSIM_GROUP(CadcParams, cadc, "columnar ADC (all neurons in parallel)");
     NMSIM_GROUP(FpgaParams, fpga, "FPGA: playback executor, host link (1 GbE), chip link");
+    NMSIM_GROUP(Bss2EnergyParams, energy,
+                "chip and setup power, energy per event (docs/energy.md)");
     NMSIM_GROUP(ChipSimParams, sim, "simulation control");
 };
 
@@ -87,6 +90,9 @@ public:
     const SynapseArray& synapses(uint32_t hemi) const { return *m_synapses[hemi]; }
     const SynapseDrivers& drivers(uint32_t hemi) const { return *m_drivers[hemi]; }
     const Crossbar& crossbar() const { return *m_crossbar; }
+    const Madc& madc() const { return *m_madc; }
+    const Cadc& cadc() const { return *m_cadc; }
+    const ChipParams& params() const { return m_p; }
     uint64_t chip_spikes() const { return m_chip_spikes; }
     // Neurons enabled by the configuration whose 32-word block is not a valid configuration
     // (named with the reason), "" if none: the host checks this after every program.

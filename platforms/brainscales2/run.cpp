@@ -12,6 +12,7 @@
 #include "models/common/seeding.h"
 #include "models/common/sim_error.h"
 #include "nmsim/trace/hdf5_writer.h"
+#include "platforms/brainscales2/energy.h"
 #include "platforms/spinnaker2/run_common.h"
 #include "tools/compiler/bss2/executor.h"
 #include "tools/compiler/bss2/graph.h"
@@ -417,6 +418,11 @@ RunResult run_bss2_scenario(const Scenario& s, const RunOptions& o, std::ostream
     Chip chip("bss2", p, s.seed);
     chip.attach_trace(&writer);
     Host host("host", chip, P);
+    energy::Meter meter;
+    add_bss2_energy(meter, chip);
+    meter.attach(writer);
+    chip.fpga().on_phase = [&meter](const std::string& phase, uint64_t t) { meter.mark(phase, t); };
+    meter.start("host", 0);
     const auto t_in = writer.declare_table(InputSpikeRecord_schema());
     const auto t_out = writer.declare_table(OutputSpikeRecord_schema());
     const auto t_madc = writer.declare_table(MadcSampleRecord_schema());
@@ -458,6 +464,17 @@ RunResult run_bss2_scenario(const Scenario& s, const RunOptions& o, std::ostream
     const sc_core::sc_time max_time(static_cast<double>(p.sim.max_time.ps), sc_core::SC_PS);
     sc_core::sc_start(max_time);
     r.sim_time_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
+    spinnaker2::detail::finish_energy(meter, writer, sc_core::sc_time_stamp().value());
+    // The chip alone (seed 004 sec. 5.6.4 quotes chip-only energies), in all phases and in the
+    // realtime runs.
+    double chip_j = 0.0, chip_runs_j = 0.0;
+    for (const auto& row : meter.rows()) {
+        if (row.component == kSetupComponent) continue;
+        chip_j += row.energy_j;
+        if (row.phase.rfind("run", 0) == 0) chip_runs_j += row.energy_j;
+    }
+    spinnaker2::detail::write_metric(writer, "energy.chip_uJ", "uJ", chip_j * 1e6);
+    spinnaker2::detail::write_metric(writer, "energy.chip_realtime_uJ", "uJ", chip_runs_j * 1e6);
     std::string problem;
     if (sim_error().set)
         problem = sim_error().formatted();
@@ -636,6 +653,10 @@ RunResult run_bss2_scenario(const Scenario& s, const RunOptions& o, std::ostream
         << " us), realtime " << fmt(sum.realtime_us, 1) << " us, read-back "
         << fmt(sum.readback_us, 1) << " us, total " << fmt(sum.total_us, 1) << " us\n";
     out << "  simulated time   " << fmt(r.sim_time_us, 3) << " us\n";
+    energy::print_breakdown(meter, out);
+    out << "  chip only        " << fmt(chip_j * 1e6, 2) << " uJ, of which the realtime runs "
+        << fmt(chip_runs_j * 1e6, 2) << " uJ (setup = FPGA board and host share, "
+        << fmt(p.energy.system_power.w, 2) << " W)\n";
     out << "  trace            " << r.trace_path << "\n";
     out << "  wall time        " << fmt(r.wall_seconds, 3) << " s\n";
     out << "  result           " << (r.ok ? "OK" : "FAILED") << "\n";

@@ -53,6 +53,8 @@ struct ChipParams {
     NMSIM_GROUP(NocParams, noc, "data NoC (n_qpes and pe_sram_size are set by the chip)");
     NMSIM_GROUP(DramParams, dram, "DRAM: one controller per interface, dram.size split evenly");
     NMSIM_GROUP(HostLinkParams, host, "host link (Ethernet bridge)");
+    NMSIM_GROUP(ChipEnergyParams, energy,
+                "infrastructure, NoC, DRAM and host-link energy (docs/energy.md)");
     NMSIM_GROUP(SimParams, sim, "simulation control");
 };
 

@@ -33,7 +33,8 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
       dma("dma", p.dma, p.clock(), sram, sink),
       mailbox("mailbox", sink),
       console("console", sink, std::string(this->name()), console_stdout),
-      signal("signal", sink) {
+      signal("signal", sink),
+      m_p(p) {
     if (p.sram_size.n % kPage != 0)
         throw std::invalid_argument("pe.sram_size must be a multiple of 4 KiB, got " +
                                     std::to_string(p.sram_size.n) + " B");

@@ -23,6 +23,7 @@
 #include "models/spinnaker2/prng/prng.h"
 #include "models/spinnaker2/signal/signal.h"
 #include "models/spinnaker2/timer/timer.h"
+#include "platforms/spinnaker2/energy_params.h"
 
 namespace nmsim::spinnaker2 {
 
@@ -49,6 +50,7 @@ struct PeParams {
     NMSIM_GROUP(PrngParams, prng, "pseudo-random number generator");
     NMSIM_GROUP(DmaParams, dma, "DMA engine");
     NMSIM_GROUP(TimerParams, timer, "timers (both instances)");
+    NMSIM_GROUP(PeEnergyParams, energy, "energy per event and power per state (docs/energy.md)");
 
     Frequency clock() const { return perf_level == 0 ? pl0_freq : pl1_freq; }
     Voltage voltage() const { return perf_level == 0 ? pl0_voltage : pl1_voltage; }
@@ -81,6 +83,7 @@ struct PePlatformParams {
                 "seed 000 sec. I: 152 PEs per chip (upper bound)");
     NMSIM_GROUP(PeParams, pe, "processing element (all PEs)");
     NMSIM_GROUP(ExtMemParams, ext, "host-visible external memory");
+    NMSIM_GROUP(PePlatformEnergyParams, energy, "platform and external memory energy");
     NMSIM_GROUP(SimParams, sim, "simulation control");
 };
 
@@ -117,6 +120,11 @@ public:
     int exit_code = -1;
     sc_core::sc_time exit_time;
     std::function<void()> on_exit;  // the platform's "all cores done?" check
+
+    const PeParams& params() const { return m_p; }
+
+private:
+    PeParams m_p;
 };
 
 // The PEs of a platform and the bookkeeping every platform shares: which cores were started, and

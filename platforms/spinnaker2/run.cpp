@@ -15,8 +15,10 @@
 
 #include "models/common/seeding.h"
 #include "models/common/sim_error.h"
+#include "nmsim/hw/spinnaker2/console_regs.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 #include "nmsim/trace/hdf5_writer.h"
+#include "platforms/spinnaker2/energy.h"
 #include "platforms/spinnaker2/run_chip.h"
 #include "platforms/spinnaker2/run_common.h"
 #include "tools/reference/int_ops.h"
@@ -258,12 +260,58 @@ PreparedCheck prepare_check(const Check& c, size_t index, const Scenario& s, con
     const std::string fn = op_get(c, "fn");
     if (c.kind == "allclose") {
         if (fn != "softmax") fail("op.fn", "allclose supports fn: softmax, got \"" + fn + "\"");
+        const uint32_t row = as_uint("row", 1);
+        if (row == 0 || s.buffers.at(op_get(c, "input")).elements() % row)
+            fail("op.row", "must be > 0 and divide the element count of " + op_get(c, "input"));
         pc.title = c.buffer + " ~ softmax(" + op_get(c, "input") + ") within " + std::to_string(c.atol);
         return pc;
     }
     // kind == reference
+    if (fn == "sparse_mlp") {
+        // seed 003's sparse MLP (firmware/programs/sparse_mlp); evaluate_sparse_mlp runs it.
+        auto buffer = [&](const std::string& k,
+                          std::initializer_list<DType> types) -> const Buffer& {
+            const auto it = s.buffers.find(op_get(c, k));
+            if (it == s.buffers.end()) fail("op." + k, "unknown buffer \"" + op_get(c, k) + "\"");
+            if (std::find(types.begin(), types.end(), it->second.dtype) == types.end())
+                fail("op." + k, "buffer " + it->first + " has the wrong dtype " +
+                                    scenario::dtype_name(it->second.dtype));
+            return it->second;
+        };
+        const bool argmax = op_get(c, "out", "logits") == "argmax";
+        if (!argmax && op_get(c, "out", "logits") != "logits")
+            fail("op.out", "expected logits or argmax");
+        const uint32_t n_in = as_uint("n_in", 0), n_out = as_uint("n_out", 0);
+        if (!n_in || !as_uint("n_h1", 0) || !as_uint("n_h2", 0) || !n_out)
+            fail("op", "needs n_in, n_h1, n_h2, n_out > 0");
+        if (as_uint("shift1", 0) > 31 || as_uint("shift2", 0) > 31)
+            fail("op", "shift1 and shift2 must be 0..31");
+        const Buffer& in = buffer("input", {DType::u8});
+        const Buffer& out = s.buffers.at(c.buffer);
+        if (out.dtype != (argmax ? DType::u8 : DType::i32))
+            fail("buffer", "needs an int32 buffer for logits, uint8 for argmax");
+        const uint64_t count = as_uint(
+            "count", static_cast<uint32_t>(argmax ? out.elements() : out.elements() / n_out));
+        if (in.elements() < (uint64_t(as_uint("first", 0)) + count) * n_in ||
+            out.elements() < count * (argmax ? 1 : n_out))
+            fail("op", "input " + in.name + " or result " + out.name +
+                           " too small for first + count inputs");
+        for (int l = 1; l <= 3; ++l) {
+            const std::string n = std::to_string(l);
+            const uint64_t nnz = as_uint(
+                "nnz" + n, static_cast<uint32_t>(buffer("rows" + n, {DType::u16}).elements()));
+            if (buffer("rows" + n, {DType::u16}).elements() < nnz ||
+                buffer("cols" + n, {DType::u16}).elements() < nnz ||
+                buffer("w" + n, {DType::i16}).elements() < nnz)
+                fail("op.nnz" + n, "rows" + n + ", cols" + n + " and w" + n + " need " +
+                                       std::to_string(nnz) + " elements");
+        }
+        pc.title = c.buffer + " = sparse_mlp(" + in.name + ")" + (argmax ? " argmax" : "");
+        return pc;
+    }
     if (fn != "mla_matmul" && fn != "mla_conv2d")
-        fail("op.fn", "unknown reference \"" + fn + "\" (valid: mla_matmul, mla_conv2d)");
+        fail("op.fn",
+             "unknown reference \"" + fn + "\" (valid: mla_matmul, mla_conv2d, sparse_mlp)");
     reference::MlaOp& op = pc.op;
     op.mode = fn == "mla_matmul" ? reference::MlaMode::matmul : reference::MlaMode::conv2d;
     const Buffer& a = s.buffers.at(op_get(c, "a"));
@@ -333,6 +381,53 @@ std::vector<double> values_of(const Placed& pl) {
     return v;
 }
 
+// Recomputes the sparse MLP from the buffers' contents (checked by prepare_check) and compares.
+CheckOutcome evaluate_sparse_mlp(const Check& c, const Layout& L) {
+    auto num = [&](const std::string& k, unsigned long def) {
+        const std::string v = op_get(c, k);
+        return v.empty() ? def : std::stoul(v, nullptr, 0);
+    };
+    auto ints = [&](const std::string& name, size_t n) {
+        const auto v = values_of(L.buffers.at(name));
+        std::vector<int32_t> r;
+        for (size_t i = 0; i < n && i < v.size(); ++i) r.push_back(static_cast<int32_t>(v[i]));
+        return r;
+    };
+    const Placed& res = L.buffers.at(c.buffer);
+    const bool argmax = op_get(c, "out") == "argmax";
+    reference::SparseMlp net;
+    net.sizes = {uint32_t(num("n_in", 0)), uint32_t(num("n_h1", 0)), uint32_t(num("n_h2", 0)),
+                 uint32_t(num("n_out", 0))};
+    net.shifts = {unsigned(num("shift1", 0)), unsigned(num("shift2", 0))};
+    for (int l = 1; l <= 3; ++l) {
+        const std::string n = std::to_string(l);
+        const size_t nnz = num("nnz" + n, L.buffers.at(op_get(c, "rows" + n)).buf->elements());
+        const auto rows = ints(op_get(c, "rows" + n), nnz), cols = ints(op_get(c, "cols" + n), nnz);
+        net.layers.push_back({std::vector<uint32_t>(rows.begin(), rows.end()),
+                              std::vector<uint32_t>(cols.begin(), cols.end()),
+                              ints(op_get(c, "w" + n), nnz)});
+    }
+    const size_t n_out = net.sizes.back();
+    const size_t count = num("count", argmax ? res.buf->elements() : res.buf->elements() / n_out);
+    const auto input = ints(op_get(c, "input"), L.buffers.at(op_get(c, "input")).buf->elements());
+    auto want = reference::sparse_mlp_ref(net, input, num("first", 0), count);
+    if (argmax) want = reference::argmax_rows(want, n_out);
+    const auto got = ints(c.buffer, want.size());
+    const size_t per_row = argmax ? 1 : n_out;
+    CheckOutcome o;
+    size_t bad = 0, first_bad = 0;
+    for (size_t i = 0; i < want.size(); ++i)
+        if (got[i] != want[i] && !bad++) first_bad = i;
+    o.passed = bad == 0;
+    o.detail = o.passed ? std::to_string(want.size()) + " values bit-exact"
+                        : std::to_string(bad) + " of " + std::to_string(want.size()) +
+                              " values differ; first at [" + std::to_string(first_bad / per_row) +
+                              "][" + std::to_string(first_bad % per_row) + "]: simulated " +
+                              std::to_string(got[first_bad]) + ", reference " +
+                              std::to_string(want[first_bad]);
+    return o;
+}
+
 CheckOutcome evaluate(const PreparedCheck& pc, const Layout& L) {
     const Check& c = *pc.check;
     const Placed& res = L.buffers.at(c.buffer);
@@ -349,7 +444,14 @@ CheckOutcome evaluate(const PreparedCheck& pc, const Layout& L) {
         const double in_scale = std::stod(op_get(c, "in_scale", "1")), out_scale = std::stod(op_get(c, "out_scale", "1"));
         auto in = values_of(L.buffers.at(op_get(c, "input")));
         for (double& v : in) v *= in_scale;
-        const auto ref = reference::softmax_ref(in);
+        // op.row: one softmax per row of that many values (default: the whole buffer)
+        const size_t row = std::stoul(op_get(c, "row", std::to_string(in.size())), nullptr, 0);
+        std::vector<double> ref;
+        for (size_t r = 0; row && r + row <= in.size(); r += row) {
+            const auto part =
+                reference::softmax_ref(std::vector<double>(in.begin() + r, in.begin() + r + row));
+            ref.insert(ref.end(), part.begin(), part.end());
+        }
         auto got = values_of(res);
         double worst = 0;
         size_t at = 0;
@@ -363,6 +465,7 @@ CheckOutcome evaluate(const PreparedCheck& pc, const Layout& L) {
         o.detail = m.str();
         return o;
     }
+    if (op_get(c, "fn") == "sparse_mlp") return evaluate_sparse_mlp(c, L);
     const reference::MlaOp& op = pc.op;
     auto operand = [&](const std::string& name, size_t count, bool sgn) {
         auto bytes = bytes_of(L.buffers.at(name));
@@ -497,11 +600,22 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
         plat.pe(c.pe).set_args(words);
     }
 
+    // Energy: one phase "run"; firmware may split it with s2_mark(n) (phase "mark<n>").
+    energy::Meter meter;
+    add_platform_energy(meter, plat);
+    meter.attach(writer);
+    for (size_t i = 0; i < plat.pe_count(); ++i)
+        plat.pe(i).console.on_mark = [&meter](uint32_t v, uint64_t t) {
+            meter.mark(v == S2_CONSOLE_MARK_IDLE ? "run" : "mark" + std::to_string(v), t);
+        };
+    meter.start("run", 0);
+
     writer.start();
     plat.start(pes);
     const sc_core::sc_time max_time(static_cast<double>(p.sim.max_time.ps), sc_core::SC_PS);
     sc_core::sc_start(max_time);
     r.sim_time_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
+    finish_energy(meter, writer, sc_core::sc_time_stamp().value());
 
     // Outcome of the simulation itself.
     std::string problem;
@@ -568,6 +682,7 @@ RunResult run_scenario(const Scenario& s, const RunOptions& o, std::ostream& out
             out << "  " << x.name() << " dma       " << x.dma.transfers() << " transfers  " << grouped(x.dma.bytes_moved())
                 << " B  busy " << fmt(double(x.dma.busy_ps()) * 1e-6, 3) << " us\n";
     }
+    energy::print_breakdown(meter, out);
     for (size_t i = 0; i < outcomes.size(); ++i)
         out << "  check            " << (outcomes[i].passed ? "PASS " : "FAIL ") << checks[i].title << ": "
             << outcomes[i].detail << "\n";

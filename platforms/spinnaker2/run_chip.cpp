@@ -13,10 +13,12 @@
 #include "models/arm/elf_image.h"
 #include "models/common/sim_error.h"
 #include "models/spinnaker2/exp/exp_accel.h"
+#include "nmsim/hw/spinnaker2/console_regs.h"
 #include "nmsim/hw/spinnaker2/dnn_image.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 #include "nmsim/trace/hdf5_writer.h"
+#include "platforms/spinnaker2/energy.h"
 #include "platforms/spinnaker2/run_common.h"
 #include "tools/compiler/dram_image.h"
 #include "tools/compiler/graph_reference.h"
@@ -312,8 +314,9 @@ struct HostResult {
 class DnnHost : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(DnnHost);
-    DnnHost(sc_core::sc_module_name name, Chip& chip, const Prepared& P, HostResult& r)
-        : sc_module(name), m_chip(chip), m_P(P), m_r(r) {
+    DnnHost(sc_core::sc_module_name name, Chip& chip, const Prepared& P, HostResult& r,
+            energy::Meter& meter)
+        : sc_module(name), m_chip(chip), m_P(P), m_r(r), m_meter(meter) {
         SC_THREAD(run);
     }
 
@@ -330,6 +333,7 @@ private:
         const s2_dnn_global_t& g = *reinterpret_cast<const s2_dnn_global_t*>(img.bytes.data());
         link.write(img.base, img.bytes.data(), img.bytes.size());
         m_r.image_loaded = sc_core::sc_time_stamp();
+        m_meter.mark("host", m_r.image_loaded.value());
         const uint64_t count = m_P.w->count;
         for (uint64_t i = 0; i < count; ++i) {
             const sc_core::sc_time t0 = sc_core::sc_time_stamp();
@@ -365,6 +369,7 @@ private:
     Chip& m_chip;
     const Prepared& m_P;
     HostResult& m_r;
+    energy::Meter& m_meter;
 };
 
 std::string layer_label(const compiler::Layer& l) {
@@ -464,8 +469,24 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
         chip.pe(pe).load(*P.worker_elf);
         chip.pe(pe).set_args({P.image.base});
     }
+    // Energy phases: "image load" (the DRAM image over the host link), then the scheduler's
+    // markers: "setup", each layer by name, "cleanup"; "host" between inferences (input, RUN,
+    // results back).
+    energy::Meter meter;
+    add_chip_energy(meter, chip);
+    meter.attach(writer);
+    chip.pe(P.scheduler).console.on_mark = [&meter, &P](uint32_t v, uint64_t t) {
+        const size_t layers = P.image.list_layers.size();
+        meter.mark(v == 0                      ? "setup"
+                   : v <= layers               ? P.image.list_layers[v - 1]
+                   : v == layers + 1           ? "cleanup"
+                   : v == S2_CONSOLE_MARK_IDLE ? "host"
+                                               : "mark" + std::to_string(v),
+                   t);
+    };
+    meter.start("image load", 0);
     HostResult hr;
-    DnnHost host("host_program", chip, P, hr);
+    DnnHost host("host_program", chip, P, hr, meter);
     std::vector<size_t> pes{P.scheduler};
     pes.insert(pes.end(), P.workers.begin(), P.workers.end());
 
@@ -476,6 +497,7 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
     const sc_core::sc_time max_time(static_cast<double>(p.sim.max_time.ps), sc_core::SC_PS);
     sc_core::sc_start(max_time);
     r.sim_time_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
+    finish_energy(meter, writer, sc_core::sc_time_stamp().value());
 
     // Outcome of the simulation itself.
     std::string problem;
@@ -624,6 +646,13 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
     r.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     write_dnn_metrics(writer, sum, P.workers.size());
+    // Energy of the inferences themselves (setup to cleanup; not the image load or host phases).
+    double inference_j = 0.0;
+    for (const auto& row : meter.rows())
+        if (row.phase != "image load" && row.phase != "host") inference_j += row.energy_j;
+    if (sum.inferences)
+        write_metric(writer, "energy.per_inference_uJ", "uJ",
+                     inference_j / double(sum.inferences) * 1e6);
     write_run_metrics(writer, r);
     writer.finish(r.ok ? "ok" : "error", problem,
                   static_cast<uint64_t>(sc_core::sc_time_stamp().value()), r.wall_seconds);
@@ -707,6 +736,11 @@ RunResult run_chip_scenario(const Scenario& s, const RunOptions& o, std::ostream
             << " us (input, RUN, results and time area back)\n";
     }
     out << "  simulated time   " << fmt(r.sim_time_us, 3) << " us\n";
+    energy::print_breakdown(meter, out);
+    if (sum.inferences)
+        out << "  per inference    " << fmt(inference_j / double(sum.inferences) * 1e6, 2)
+            << " uJ (setup to cleanup, mean of " << sum.inferences
+            << "; image load and host phases excluded)\n";
     out << "  trace            " << r.trace_path << "\n";
     const double sim_s = r.sim_time_us * 1e-6;
     out << "  wall time        " << fmt(r.wall_seconds, 3) << " s";

@@ -50,6 +50,10 @@ std::string unit_of(const ParamEntry& e) {
             return "B";
         case ParamType::voltage:
             return "V";
+        case ParamType::energy:
+            return "J";
+        case ParamType::power:
+            return "W";
         default:
             return e.unit;
     }
@@ -163,6 +167,18 @@ std::vector<trace::ParamRow> param_rows(const std::vector<ParamValue>& rows) {
     for (const auto& v : rows)
         prow.push_back(trace::ParamRow{v.path, v.value, v.unit, v.type, v.origin, v.source, v.doc});
     return prow;
+}
+
+void finish_energy(energy::Meter& m, trace::Sink& sink, uint64_t t_end_ps) {
+    m.finish(t_end_ps);
+    m.write();
+    double dyn = 0.0, stat = 0.0;
+    for (const auto& r : m.rows()) (r.is_static ? stat : dyn) += r.energy_j;
+    write_metric(sink, "energy.total_uJ", "uJ", (dyn + stat) * 1e6);
+    write_metric(sink, "energy.dynamic_uJ", "uJ", dyn * 1e6);
+    write_metric(sink, "energy.static_uJ", "uJ", stat * 1e6);
+    const double t = m.duration_s();
+    write_metric(sink, "energy.average_power_mW", "mW", t > 0 ? (dyn + stat) / t * 1e3 : 0.0);
 }
 
 }  // namespace nmsim::spinnaker2::detail

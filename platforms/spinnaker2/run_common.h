@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/energy.h"
 #include "models/common/param.h"
 #include "nmsim/trace/hdf5_writer.h"
 #include "platforms/spinnaker2/pe_platform.h"
@@ -69,6 +70,9 @@ std::unique_ptr<trace::Hdf5Writer> open_trace(const scenario::Scenario& s, const
 void write_metric(trace::Sink& sink, const std::string& name, const std::string& unit,
                   double value);
 void write_run_metrics(trace::Sink& sink, const RunResult& r);
+// Closes the meter's last phase at t_end_ps, writes energy/breakdown and the metrics
+// energy.total_uJ, energy.dynamic_uJ, energy.static_uJ and energy.average_power_mW.
+void finish_energy(energy::Meter& m, trace::Sink& sink, uint64_t t_end_ps);
 std::vector<trace::ParamRow> param_rows(const std::vector<ParamValue>& rows);
 
 }  // namespace nmsim::spinnaker2::detail

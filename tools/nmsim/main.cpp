@@ -193,7 +193,8 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
         for (const auto& r : rows) {
             std::cout << r.path << " = " << r.value;
             const bool dimensioned = r.type == "Time" || r.type == "Frequency" ||
-                                     r.type == "Bytes" || r.type == "Voltage";
+                                     r.type == "Bytes" || r.type == "Voltage" ||
+                                     r.type == "Energy" || r.type == "Power";
             if (!r.unit.empty() && r.unit != "1" && !dimensioned) std::cout << " " << r.unit;
             std::cout << "   [" << r.type << (r.origin == "default" ? "" : ", from " + r.origin)
                       << "]\n"

@@ -269,4 +269,73 @@ std::vector<int8_t> softmax_int8_ref(const std::vector<int8_t>& x, int kx, int k
     return y;
 }
 
+std::vector<int32_t> sparse_mlp_ref(const SparseMlp& net, const std::vector<int32_t>& inputs,
+                                    size_t first, size_t count) {
+    const auto fail = [](const std::string& why) {
+        throw std::invalid_argument("sparse_mlp reference: " + why);
+    };
+    const size_t n_layers = net.layers.size();
+    if (n_layers == 0 || net.sizes.size() != n_layers + 1 || net.shifts.size() != n_layers - 1)
+        fail("need sizes for every layer boundary and one shift per hidden layer");
+    for (uint32_t s : net.sizes)
+        if (s == 0) fail("zero layer size");
+    for (unsigned s : net.shifts)
+        if (s > 31) fail("shift above 31");
+    // Each COO list as a dense matrix W[i][j] (int64: repeated entries add up).
+    std::vector<std::vector<int64_t>> dense(n_layers);
+    for (size_t l = 0; l < n_layers; ++l) {
+        const SparseLayer& L = net.layers[l];
+        const size_t n_from = net.sizes[l], n_to = net.sizes[l + 1];
+        if (L.rows.size() != L.weights.size() || L.cols.size() != L.weights.size())
+            fail("layer " + std::to_string(l + 1) + ": rows, cols and weights differ in length");
+        dense[l].assign(n_from * n_to, 0);
+        for (size_t c = 0; c < L.weights.size(); ++c) {
+            if (L.rows[c] >= n_from || L.cols[c] >= n_to)
+                fail("layer " + std::to_string(l + 1) + " entry " + std::to_string(c) + " (" +
+                     std::to_string(L.rows[c]) + ", " + std::to_string(L.cols[c]) + ") outside " +
+                     std::to_string(n_from) + " x " + std::to_string(n_to));
+            dense[l][L.rows[c] * n_to + L.cols[c]] += L.weights[c];
+        }
+    }
+    const size_t n_in = net.sizes.front(), n_out = net.sizes.back();
+    if (inputs.size() / n_in < first + count) fail("fewer inputs than first + count");
+    std::vector<int32_t> out;
+    out.reserve(count * n_out);
+    for (size_t k = first; k < first + count; ++k) {
+        std::vector<int64_t> x(inputs.begin() + static_cast<std::ptrdiff_t>(k * n_in),
+                               inputs.begin() + static_cast<std::ptrdiff_t>((k + 1) * n_in));
+        for (int64_t v : x)
+            if (v < 0 || v > 255)
+                fail("input " + std::to_string(k) + " has a value outside 0..255");
+        for (size_t l = 0; l < n_layers; ++l) {
+            const size_t n_to = net.sizes[l + 1];
+            std::vector<int64_t> y(n_to, 0);
+            for (size_t j = 0; j < n_to; ++j) {
+                int64_t acc = 0;
+                for (size_t i = 0; i < x.size(); ++i) acc += x[i] * dense[l][i * n_to + j];
+                acc = wrap_twos_complement(acc, 32);
+                if (l + 1 < n_layers)
+                    acc = std::clamp<int64_t>(floor_div_pow2(acc, net.shifts[l]), 0, 255);
+                y[j] = acc;
+            }
+            x = std::move(y);
+        }
+        for (int64_t v : x) out.push_back(static_cast<int32_t>(v));
+    }
+    return out;
+}
+
+std::vector<int32_t> argmax_rows(const std::vector<int32_t>& values, size_t n) {
+    if (n == 0 || values.size() % n != 0)
+        throw std::invalid_argument("argmax_rows: " + std::to_string(values.size()) +
+                                    " values do not split into rows of " + std::to_string(n));
+    std::vector<int32_t> idx;
+    for (size_t r = 0; r < values.size(); r += n) {
+        const auto begin = values.begin() + static_cast<std::ptrdiff_t>(r);
+        idx.push_back(static_cast<int32_t>(
+            std::max_element(begin, begin + static_cast<std::ptrdiff_t>(n)) - begin));
+    }
+    return idx;
+}
+
 }  // namespace nmsim::reference

@@ -92,4 +92,30 @@ constexpr size_t kSoftmaxMaxRow = 65535;
 std::vector<int8_t> softmax_int8_ref(const std::vector<int8_t>& x, int kx, int ky,
                                      const ExpFn& exp_fn);
 
+// A sparse multilayer perceptron with its weight matrices as COO lists (seed 003: the DEEP R
+// network 784-300-100-10; firmware/programs/sparse_mlp). Layer l maps sizes[l] inputs to
+// sizes[l+1] outputs; entry c connects input rows[c] to output cols[c] with weight weights[c].
+// Entries may come in any order and repeat a (row, col) pair (their weights add up).
+struct SparseLayer {
+    std::vector<uint32_t> rows, cols;
+    std::vector<int32_t> weights;
+};
+struct SparseMlp {
+    std::vector<uint32_t> sizes;      // layers.size() + 1 entries, all > 0
+    std::vector<SparseLayer> layers;  // at least one
+    std::vector<unsigned> shifts;     // one per hidden layer (layers.size() - 1), 0..31
+};
+
+// Integer inference of `count` inputs (inputs first .. first+count-1 of `inputs`, sizes[0] values
+// each, every value 0..255), their output-layer values concatenated (count * sizes.back()):
+//   acc_j = sum of x_i * w over the entries (i -> j), reduced to int32 (two's complement);
+//   hidden layers pass min(255, max(0, floor(acc_j / 2^shift))) on; the last returns acc_j.
+// Throws std::invalid_argument for inconsistent sizes, an entry outside its layer, an input value
+// outside 0..255 or inputs too short.
+std::vector<int32_t> sparse_mlp_ref(const SparseMlp& net, const std::vector<int32_t>& inputs,
+                                    size_t first, size_t count);
+
+// Index of the first largest value of each row of `n` values (n > 0, values.size() % n == 0).
+std::vector<int32_t> argmax_rows(const std::vector<int32_t>& values, size_t n);
+
 }  // namespace nmsim::reference

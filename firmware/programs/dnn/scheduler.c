@@ -89,12 +89,16 @@ static void setup(void) {
     }
 }
 
+/* Phase markers for the energy accounting: 0 setup, 1 + l layer l, 1 + L cleanup (the time
+ * area's entry numbering), S2_CONSOLE_MARK_IDLE once the scheduler is done. */
 static void run(void) {
+    s2_mark(0u);
     times[0].start = s2_cycles();
     setup();
     times[0].end = s2_cycles();
     uint32_t addr = g.first_layer;
     for (uint32_t l = 0; l < g.num_layers; ++l) {
+        s2_mark(1u + l);
         times[1u + l].start = s2_cycles();
         dnn_load_words(addr, &hdr, sizeof hdr / 4u);
         fail_addr = addr;
@@ -110,6 +114,7 @@ static void run(void) {
         addr = hdr.next;
     }
     const uint32_t c = 1u + g.num_layers;
+    s2_mark(c);
     times[c].start = s2_cycles();
     for (uint32_t i = 0; i < g.num_workers; ++i) {
         done[i] = 0;
@@ -120,6 +125,7 @@ static void run(void) {
     times[c].end = s2_cycles();
     dnn_store_words(&times[c], s2_dnn_time_cleanup(g.time_addr, g.num_layers), 2u);
     ++status.runs;
+    s2_mark(S2_CONSOLE_MARK_IDLE);
     report(0, 0, 0);
 }
 

@@ -209,10 +209,15 @@ std::vector<uint64_t> Fpga::execute(const std::vector<uint64_t>& program, Execut
 std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
                                         ExecutionTiming* timing) {
     const uint64_t t_call = now_ps();
+    const auto phase = [this](const std::string& name) {
+        if (on_phase) on_phase(name, now_ps());
+    };
+    phase("program transfer");
     ++m_c.executions;
     const uint64_t t_arrive = host_transfer(t_call, program.size(), true);
     wait_until(t_arrive);
     while (m_running) sc_core::wait(m_idle);  // one program at a time (buffered behind)
+    phase("configuration");
     m_running = true;
     m_recording = false;
     m_rsp.clear();
@@ -221,8 +226,8 @@ std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
     uint64_t e = edge_ceil(now_ps());
     m_t_reset = e;
     uint64_t runs = 0, late = 0, realtime = 0, run_start = 0, t_first_run = UINT64_MAX;
-    uint64_t executed = 0;
     bool halted = false;
+    const uint64_t instructions_before = m_c.instructions;
     // Waits until edge e and takes in the up-link arrivals up to it (before a state change).
     auto sync = [&](uint64_t edge) {
         wait_until(edge);
@@ -232,7 +237,7 @@ std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
     for (size_t i = 0; i < program.size() && !halted; ++i) {
         const uint64_t w = program[i];
         process_due(e);
-        ++executed;
+        ++m_c.instructions;  // per instruction: the energy phases read it between runs
         uint64_t next = e + m_period;
         switch (bss2_pb_opcode(w)) {
             case BSS2_PB_TIMER_RESET:
@@ -284,6 +289,7 @@ std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
                 sync(e);
                 m_rsp.push_back(bss2_pb_make(BSS2_PB_RSP_RUN, bss2_pb_data(w)));
                 m_recording = true;
+                phase("run" + std::to_string(bss2_pb_data(w)));
                 run_start = e;
                 t_first_run = std::min(t_first_run, e);
                 ++runs;
@@ -292,6 +298,7 @@ std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
                 if (!m_recording) fail_at(i, w, "RUN_END without an open run");
                 sync(e);
                 m_recording = false;
+                phase("configuration");
                 realtime += e - run_start;
                 break;
             case BSS2_PB_HALT:
@@ -307,7 +314,6 @@ std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
         fail_at(program.size() - 1, program.back(),
                 "program ends without HALT (" + std::to_string(program.size()) + " words)");
     }
-    m_c.instructions += executed;
     // HALT at edge e: an open run ends here; outstanding chip accesses and read responses finish.
     if (m_recording) {
         sync(e);
@@ -321,6 +327,7 @@ std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
         process_arrivals(now_ps());
     }
     const uint64_t t_end = now_ps();
+    phase("read-back");
     const uint64_t dropped = m_c.dropped_fifo + m_c.dropped_memory - dropped_before;
     m_rsp.push_back(bss2_pb_make(BSS2_PB_RSP_HALT, std::min<uint64_t>(dropped, 0xFFFFFFFFull)));
     std::vector<uint64_t> rsp;
@@ -330,6 +337,7 @@ std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
 
     const uint64_t t_host = host_transfer(t_end, rsp.size(), false);
     wait_until(t_host);
+    phase("host");
 
     if (timing) {
         ExecutionTiming& tm = *timing;
@@ -349,7 +357,7 @@ std::vector<uint64_t> Fpga::run_program(const std::vector<uint64_t>& program,
         r.t_exec_end_ps = t_end;
         r.t_host_ps = t_host;
         r.realtime_ps = realtime;
-        r.instructions = executed;
+        r.instructions = m_c.instructions - instructions_before;
         r.responses = rsp.size();
         r.runs = static_cast<uint32_t>(runs);
         r.dropped = static_cast<uint32_t>(std::min<uint64_t>(dropped, 0xFFFFFFFFull));

@@ -53,6 +53,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,10 @@ public:
                  wire_bytes_to_host = 0;
     };
     const Counters& counters() const { return m_c; }
+    // Called at each phase change of an execution, at the current simulated time: "program
+    // transfer", "configuration" (program arrival; also between runs), "run<k>" (RUN_BEGIN k),
+    // "read-back" (execution end), "host" (responses at the host). The energy accounting uses it.
+    std::function<void(const std::string& phase, uint64_t t_ps)> on_phase;
     uint64_t messages_up() const { return m_up.messages(); }
 
 private:

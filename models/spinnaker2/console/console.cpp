@@ -32,6 +32,11 @@ Console::Console(sc_core::sc_module_name name, nmsim::trace::Sink* sink, std::st
         m_regs.value(S2_CONSOLE_PUTC) = v;
         put_at(static_cast<char>(v & 0xFFu), m_access_ps);
     });
+    m_regs.on_write(S2_CONSOLE_MARK, [this](uint32_t v) {
+        m_regs.value(S2_CONSOLE_MARK) = v;
+        ++m_marks;
+        if (on_mark) on_mark(v, m_access_ps);
+    });
 }
 
 void Console::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
@@ -104,6 +109,7 @@ void Console::write_summary() {
     if (!m_sink) return;
     m_sink->counter(m_component, "lines", "1", static_cast<double>(m_lines.size()));
     m_sink->counter(m_component, "chars", "1", static_cast<double>(m_chars));
+    m_sink->counter(m_component, "marks", "1", static_cast<double>(m_marks));
 }
 
 }  // namespace nmsim::spinnaker2

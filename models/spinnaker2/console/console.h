@@ -9,6 +9,7 @@
 // "<echo_prefix>: <line>" (just "<line>" for an empty prefix).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ public:
     void putc(char c);
     // Ends a partial line (end of run); does nothing if the current line is empty.
     void flush();
+
+    // Called for every MARK write with the value and the access time (ps).
+    std::function<void(uint32_t value, uint64_t t_ps)> on_mark;
 
     // Completed lines, without their '\n'.
     const std::vector<std::string>& lines() const { return m_lines; }
@@ -47,7 +51,7 @@ private:
     std::string m_current;
     std::vector<std::string> m_lines;
     uint64_t m_access_ps = 0;  // time of the bus access being served
-    uint64_t m_chars = 0;
+    uint64_t m_chars = 0, m_marks = 0;
 };
 
 }  // namespace nmsim::spinnaker2

@@ -100,7 +100,7 @@ void DramCtrl::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& d
         m_store.write(addr, p.get_data_ptr(), len);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
     if (len == 0) return;
-    ++m_requests;
+    if (m_requests++ == 0) m_first_access_ps = (sc_core::sc_time_stamp() + delay).value();
 
     // Split into per-channel runs of channel-local addresses (each channel's bytes are contiguous
     // there: chunks k and k + channels of the same channel are neighbours).

@@ -141,6 +141,8 @@ public:
     };
     const ChannelStats& channel_stats(uint32_t c) const { return m_ch[c].stats; }
     uint64_t requests() const { return m_requests; }
+    // Time of the first request (UINT64_MAX before): the interface counts as open from then on.
+    uint64_t first_access_ps() const { return m_first_access_ps; }
     uint64_t errors() const { return m_errors; }
 
     // Counters per channel ("ch0_bytes_read", ...) plus requests and errors.
@@ -173,6 +175,7 @@ private:
     trace::Sink* m_sink;
     trace::ComponentId m_component = 0;
     uint64_t m_requests = 0, m_errors = 0;
+    uint64_t m_first_access_ps = UINT64_MAX;
 };
 
 }  // namespace nmsim::spinnaker2

@@ -54,6 +54,8 @@ public:
     // for x <= 0 (softmax inputs) 8 iterations already stay within 0.73 ulp.
     static int32_t compute(int32_t x_s16_15, unsigned iterations);
 
+    uint64_t total_ops() const { return m_ops; }
+
     // Cycles of one operation.
     uint32_t latency_cycles(unsigned iterations) const {
         return m_params.latency_base + iterations;

@@ -47,6 +47,7 @@ public:
     static uint32_t step(KissState& s);
 
     const KissState& state() const { return m_state; }
+    uint64_t reads() const { return m_reads; }
 
     void write_summary() override;
 

@@ -150,5 +150,65 @@ TEST(IntOpsRef, Softmax) {
     EXPECT_TRUE(softmax_ref({}).empty());
 }
 
+// sparse_mlp_ref on a 3-2-2 network worked out by hand. Layer 1: (0->0, 2), (1->0, -1),
+// (2->1, 3), (2->1, 1) (a repeated pair: the weights add up to 4), (1->1, -5); shift 1.
+// Layer 2: (0->0, 100), (1->0, -7), (1->1, -300).
+SparseMlp tiny_sparse_mlp() {
+    SparseMlp net;
+    net.sizes = {3, 2, 2};
+    net.layers = {{{0, 1, 2, 2, 1}, {0, 0, 1, 1, 1}, {2, -1, 3, 1, -5}},
+                  {{0, 1, 1}, {0, 0, 1}, {100, -7, -300}}};
+    net.shifts = {1};
+    return net;
+}
+
+TEST(IntOpsRef, SparseMlpByHand) {
+    const std::vector<int32_t> inputs = {
+        10,  3,   7,    // h = (17 >> 1, 13 >> 1) = (8, 6): floor of 8.5 and 6.5
+        0,   200, 1,    // h accumulators -200 and -996: ReLU gives (0, 0)
+        255, 0,   0,    // h0 = 510 >> 1 = 255 (largest value that passes unclamped)
+        255, 0,   255,  // h1 = 1020 >> 1 = 510 saturates to 255
+    };
+    // Row by row: (758, -1800), (0, 0), (25500, 0), (23715, -76500).
+    const std::vector<int32_t> want = {8 * 100 + 6 * -7,     6 * -300,  0, 0, 255 * 100, 0,
+                                       255 * 100 + 255 * -7, 255 * -300};
+    EXPECT_EQ(sparse_mlp_ref(tiny_sparse_mlp(), inputs, 0, 4), want);
+    // first/count select inputs 1 and 2.
+    EXPECT_EQ(sparse_mlp_ref(tiny_sparse_mlp(), inputs, 1, 2),
+              std::vector<int32_t>(want.begin() + 2, want.begin() + 6));
+    EXPECT_EQ(argmax_rows(want, 2), (std::vector<int32_t>{0, 0, 0, 0}));  // ties: the first
+}
+
+TEST(IntOpsRef, SparseMlpOutputWrapsToInt32) {
+    // One layer, 300 copies of the entry (0 -> 0, 32767): 255 * 32767 * 300 = 2506675500 wraps to
+    // 2506675500 - 2^32 = -1788291796.
+    SparseMlp net;
+    net.sizes = {1, 1};
+    net.layers = {{std::vector<uint32_t>(300, 0), std::vector<uint32_t>(300, 0),
+                   std::vector<int32_t>(300, 32767)}};
+    EXPECT_EQ(sparse_mlp_ref(net, {255}, 0, 1), std::vector<int32_t>{-1788291796});
+}
+
+TEST(IntOpsRef, SparseMlpRejectsBadNetworksAndInputs) {
+    const std::vector<int32_t> x = {1, 2, 3};
+    SparseMlp net = tiny_sparse_mlp();
+    EXPECT_NO_THROW(sparse_mlp_ref(net, x, 0, 1));
+    EXPECT_THROW(sparse_mlp_ref(net, x, 0, 2), std::invalid_argument);            // one input only
+    EXPECT_THROW(sparse_mlp_ref(net, {1, 256, 3}, 0, 1), std::invalid_argument);  // not uint8
+    net.layers[1].cols[2] = 2;  // output 2 of a 2-wide layer
+    EXPECT_THROW(sparse_mlp_ref(net, x, 0, 1), std::invalid_argument);
+    net = tiny_sparse_mlp();
+    net.layers[0].rows[0] = 3;  // input 3 of 3
+    EXPECT_THROW(sparse_mlp_ref(net, x, 0, 1), std::invalid_argument);
+    net = tiny_sparse_mlp();
+    net.shifts.clear();
+    EXPECT_THROW(sparse_mlp_ref(net, x, 0, 1), std::invalid_argument);
+    net = tiny_sparse_mlp();
+    net.layers[0].weights.pop_back();
+    EXPECT_THROW(sparse_mlp_ref(net, x, 0, 1), std::invalid_argument);
+    EXPECT_THROW(argmax_rows({1, 2, 3}, 2), std::invalid_argument);
+    EXPECT_EQ(argmax_rows({1, 5, 5, 0, -3, -2}, 3), (std::vector<int32_t>{1, 0}));
+}
+
 }  // namespace
 }  // namespace nmsim::reference

@@ -416,6 +416,8 @@ def energy_table(trace, by="component", family=False):
     table["total_j"] = e.groupby(rows)["energy_j"].sum()
     if by == "component":
         table = table.sort_values("total_j", ascending=False)
+    else:
+        table = table.loc[list(dict.fromkeys(e["phase"]))]  # phases in the run's order
     table.index.name = "component" if by == "component" else "phase"
     table.columns.name = None
     return table.reset_index()

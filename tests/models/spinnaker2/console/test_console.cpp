@@ -55,17 +55,37 @@ protected:
 TEST_F(ConsoleTest, ResetValueAndWriteOnly) {
     build();
     const RegDesc table[] = {S2_CONSOLE_REGS(NMSIM_REG_DESC)};
-    ASSERT_EQ(std::size(table), 1u);
+    ASSERT_EQ(std::size(table), 2u);
     EXPECT_EQ(console->regs().value(S2_CONSOLE_PUTC), table[0].reset);
     run([&] {
         BusMaster::Result r = master->read(S2_CONSOLE_PUTC);
         EXPECT_FALSE(r.ok);
         EXPECT_NE(r.why.find("read of write-only PUTC"), std::string::npos) << r.why;
-        r = master->write(0x04, 0);
+        r = master->read(S2_CONSOLE_MARK);
+        EXPECT_FALSE(r.ok);
+        r = master->write(0x08, 0);
         EXPECT_FALSE(r.ok);
         EXPECT_NE(r.why.find("no register"), std::string::npos) << r.why;
     });
     EXPECT_TRUE(rows().empty());
+}
+
+TEST_F(ConsoleTest, MarkReportsValueAndAccessTime) {
+    build();
+    std::vector<std::pair<uint32_t, uint64_t>> marks;
+    console->on_mark = [&](uint32_t v, uint64_t t) { marks.emplace_back(v, t); };
+    uint64_t t_write = 0;
+    run([&] {
+        wait(sc_core::sc_time(5, sc_core::SC_NS));
+        t_write = sc_core::sc_time_stamp().value();
+        EXPECT_TRUE(master->write(S2_CONSOLE_MARK, 3).ok);
+        EXPECT_TRUE(master->write(S2_CONSOLE_MARK, S2_CONSOLE_MARK_IDLE).ok);
+    });
+    ASSERT_EQ(marks.size(), 2u);
+    EXPECT_EQ(marks[0].first, 3u);
+    EXPECT_GE(marks[0].second, t_write);
+    EXPECT_EQ(marks[1].first, S2_CONSOLE_MARK_IDLE);
+    EXPECT_TRUE(rows().empty());  // marks are not console text
 }
 
 TEST_F(ConsoleTest, LinesFromBusWritesWithEndTimes) {

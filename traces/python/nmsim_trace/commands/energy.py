@@ -19,7 +19,8 @@ def register(subparsers):
     p.add_argument("--by", choices=["component", "phase"], default="component",
                    help="rows (and bars) per component (default) or per phase")
     p.add_argument("--family", action="store_true",
-                   help="fold PE indices: s2.pe1.mla, s2.pe2.mla, ... count as s2.pe*.mla")
+                   help="fold PE indices: s2.pe1.mla, s2.pe2.mla, ... count as s2.pe*.mla "
+                        "(always done for the component columns of --by phase)")
     p.add_argument("--top", type=int, default=15, metavar="N",
                    help="figure: the N largest rows, the rest summed as 'other' (default 15)")
     _output.add_output_args(p)
@@ -29,7 +30,9 @@ def register(subparsers):
 def run(args):
     _output.output_kind(args.output)
     with load(args.trace) as t:
-        table = analysis.energy_table(t, args.by, args.family)
+        # Per phase, the columns are components: PE indices are always folded there (a full
+        # chip has hundreds of PE components).
+        table = analysis.energy_table(t, args.by, args.family or args.by == "phase")
         total = table["total_j"].sum()
         if _output.output_kind(args.output) == "csv":
             _output.write_table(table, args)
