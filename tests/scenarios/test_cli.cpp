@@ -19,45 +19,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/cli_fixture.h"
+
 namespace nmsim::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kNmsim = NMSIM_BINARY_DIR "/bin/nmsim";
 const std::string kTraceCli = NMSIM_BINARY_DIR "/bin/nmsim-trace";
-const std::string kScenarios = NMSIM_SOURCE_DIR "/scenarios/";
 const std::string kData = NMSIM_SOURCE_DIR "/tests/scenarios/data/";
 const std::string kDefault = kScenarios + "s2_pe_matmul.yaml";
-
-struct Proc {
-    int rc = -1;
-    std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-// "  simulated time   123.456 us" from the report; negative if absent.
-double simulated_us(const std::string& report) {
-    std::smatch m;
-    static const std::regex re(R"(simulated time\s+([0-9.]+) us)");
-    return std::regex_search(report, m, re) ? std::stod(m[1].str()) : -1.0;
-}
 
 // --- reading traces back (HDF5 C API) -------------------------------------------------------
 
@@ -187,45 +158,9 @@ TraceContent read_trace(const fs::path& path) {
     return c;
 }
 
-// --- the fixture: one temporary working directory per test -----------------------------------
+// --- the fixture: one temporary working directory per test (tests/support/cli_fixture.h) -----
 
-class Cli : public ::testing::Test {
-protected:
-    void SetUp() override {
-        std::string tmpl = (fs::temp_directory_path() / "nmsim_cli_XXXXXX").string();
-        ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-        m_dir = tmpl;
-    }
-    void TearDown() override {
-        if (HasFailure()) {
-            std::printf("kept %s for inspection\n", m_dir.c_str());
-            return;
-        }
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
-
-    // Runs `exe args...` in the temporary directory; stdout and stderr go to files there.
-    Proc run_tool(const std::string& exe, const std::vector<std::string>& args) {
-        const fs::path out = m_dir / "stdout.txt", err = m_dir / "stderr.txt";
-        std::string cmd = "cd " + quote(m_dir.string()) + " && " + quote(exe);
-        for (const auto& a : args) cmd += " " + quote(a);
-        cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-        Proc p;
-        const int st = std::system(cmd.c_str());
-        p.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-        p.out = slurp(out);
-        p.err = slurp(err);
-        return p;
-    }
-    Proc nmsim(const std::vector<std::string>& args) { return run_tool(kNmsim, args); }
-
-    fs::path m_dir;
-};
-
-std::string show(const Proc& p) {
-    return "exit " + std::to_string(p.rc) + "\n--- stdout\n" + p.out + "--- stderr\n" + p.err;
-}
+using Cli = CliTest;
 
 // --- the example scenarios -----------------------------------------------------------------
 

@@ -5,47 +5,15 @@
 // take about a quarter of one PE's simulated time, the software exponential is slower than the
 // accelerator, and a firmware that computes something else fails the checks.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/cli_fixture.h"
+
 namespace nmsim::test {
 namespace {
-
-namespace fs = std::filesystem;
-
-const std::string kNmsim = NMSIM_BINARY_DIR "/bin/nmsim";
-const std::string kScenarios = NMSIM_SOURCE_DIR "/scenarios/";
-
-struct Proc {
-    int rc = -1;
-    std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-// "  simulated time   123.456 us" from the report; negative if absent.
-double simulated_us(const std::string& report) {
-    std::smatch m;
-    static const std::regex re(R"(simulated time\s+([0-9.]+) us)");
-    return std::regex_search(report, m, re) ? std::stod(m[1].str()) : -1.0;
-}
 
 // Sum of the firmware's "correct=N" over all PEs' summary lines.
 int correct_predictions(const std::string& report) {
@@ -57,39 +25,17 @@ int correct_predictions(const std::string& report) {
     return sum;
 }
 
-class SparseMlpScenario : public ::testing::Test {
+class SparseMlpScenario : public CliTest {
 protected:
-    void SetUp() override {
-        std::string tmpl = (fs::temp_directory_path() / "nmsim_sparse_mlp_XXXXXX").string();
-        ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-        m_dir = tmpl;
-    }
-    void TearDown() override {
-        if (HasFailure()) {
-            std::printf("kept %s for inspection\n", m_dir.c_str());
-            return;
-        }
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
     Proc nmsim(const std::string& scenario, const std::vector<std::string>& sets = {}) {
-        std::string cmd = "cd '" + m_dir.string() + "' && '" + kNmsim + "' run '" + kScenarios +
-                          scenario + "' -o t.h5";
-        for (const auto& s : sets) cmd += " --set '" + s + "'";
-        cmd += " >out.txt 2>err.txt </dev/null";
-        Proc p;
-        const int st = std::system(cmd.c_str());
-        p.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-        p.out = slurp(m_dir / "out.txt");
-        p.err = slurp(m_dir / "err.txt");
-        return p;
+        std::vector<std::string> args{"run", kScenarios + scenario, "-o", "t.h5"};
+        for (const auto& s : sets) {
+            args.push_back("--set");
+            args.push_back(s);
+        }
+        return CliTest::nmsim(args);
     }
-    fs::path m_dir;
 };
-
-std::string show(const Proc& p) {
-    return "exit " + std::to_string(p.rc) + "\n--- stdout\n" + p.out + "--- stderr\n" + p.err;
-}
 
 void expect_all_checks_pass(const Proc& p) {
     ASSERT_EQ(p.rc, 0) << show(p);
