@@ -3,6 +3,7 @@ built tools, passed in by ctest through the environment:
 
     NMSIM_TRACE_DEMO  path of the trace_demo executable (tests/traces)
     NMSIM_TRACE_CLI   path of the nmsim-trace launcher (build/bin/nmsim-trace)
+    NMSIM_BINARY      path of the nmsim executable (build/bin/nmsim)
 
 A missing variable fails the tests that need it (never a silent skip).
 """
@@ -35,3 +36,8 @@ def trace_demo():
 @pytest.fixture(scope="session")
 def nmsim_trace_cli():
     return _tool("NMSIM_TRACE_CLI")
+
+
+@pytest.fixture(scope="session")
+def nmsim_binary():
+    return _tool("NMSIM_BINARY")

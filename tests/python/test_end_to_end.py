@@ -8,7 +8,6 @@ The nmsim binary comes from the environment (NMSIM_BINARY, set by ctest); a miss
 fails the tests (never a silent skip).
 """
 
-import os
 import pathlib
 import subprocess
 
@@ -22,17 +21,6 @@ import nmsim_trace
 SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
 SCENARIO = SOURCE_DIR / "scenarios" / "s2_pe_matmul.yaml"
 MLA_IRQ_EXCEPTION = 16 + 3  # external interrupts start at exception 16; S2_IRQ_MLA is 3 (pe_map.h)
-
-
-@pytest.fixture(scope="module")
-def nmsim_binary():
-    path = os.environ.get("NMSIM_BINARY")
-    if not path:
-        pytest.fail("environment variable NMSIM_BINARY is not set (run through ctest, or set it to "
-                    "build/bin/nmsim)")
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"NMSIM_BINARY={path} is not an executable file (build it first)")
-    return path
 
 
 @pytest.fixture(scope="module")

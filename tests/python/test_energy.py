@@ -6,36 +6,14 @@ metrics must equal the table.
 NMSIM_BINARY comes from ctest; a missing variable fails the tests.
 """
 
-import os
-import pathlib
 import re
-import subprocess
 
 import pytest
 
-import nmsim_trace
 from nmsim_trace import analysis
+from scenario_runs import metrics, run
 
-SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
 UNITS = {"f": 1e-15, "p": 1e-12, "n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0}
-
-
-@pytest.fixture(scope="module")
-def nmsim_binary():
-    path = os.environ.get("NMSIM_BINARY")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail("NMSIM_BINARY must name the built nmsim (run through ctest)")
-    return path
-
-
-def run(binary, tmp_path, scenario, *sets, name="run.h5"):
-    trace = tmp_path / name
-    args = [binary, "run", str(SOURCE_DIR / "scenarios" / scenario), "-q", "-o", str(trace)]
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    return nmsim_trace.load(str(trace))
 
 
 def param(t, path):
@@ -45,12 +23,6 @@ def param(t, path):
     m = re.fullmatch(r"([-+0-9.eE]+)\s*([fpnum]?)(J|W|V)?", v)
     assert m, v
     return float(m.group(1)) * UNITS[m.group(2)]
-
-
-def metrics(t):
-    s = t.summary()
-    m = s[s["component"] == "metrics"]
-    return dict(zip(m["counter"], m["value"]))
 
 
 def counter(t, component, name):

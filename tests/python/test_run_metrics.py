@@ -6,40 +6,9 @@ recorded spikes per population, neuron and run time.
 NMSIM_BINARY comes from ctest; a missing variable fails the tests.
 """
 
-import os
-import pathlib
-import subprocess
-
-import numpy as np
 import pytest
 
-import nmsim_trace
-
-SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def nmsim_binary():
-    path = os.environ.get("NMSIM_BINARY")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail("NMSIM_BINARY must name the built nmsim (run through ctest)")
-    return path
-
-
-def run(binary, tmp_path, scenario, *sets):
-    trace = tmp_path / "run.h5"
-    args = [binary, "run", str(SOURCE_DIR / "scenarios" / scenario), "-q", "-o", str(trace)]
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    return nmsim_trace.load(str(trace))
-
-
-def metrics(t):
-    s = t.summary()
-    m = s[s["component"] == "metrics"]
-    return dict(zip(m["counter"], m["value"]))
+from scenario_runs import metrics, run
 
 
 def test_dnn_metrics_match_the_time_area(nmsim_binary, tmp_path):

@@ -7,7 +7,6 @@ print is recomputed from the HDF5 tables with h5py/numpy, not with the package u
 """
 
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -24,17 +23,6 @@ from nmsim_trace.cli import main as cli_main
 
 SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
 SCENARIOS = SOURCE_DIR / "scenarios"
-
-
-@pytest.fixture(scope="module")
-def nmsim_binary():
-    path = os.environ.get("NMSIM_BINARY")
-    if not path:
-        pytest.fail("environment variable NMSIM_BINARY is not set (run through ctest, or set it to "
-                    "build/bin/nmsim)")
-    if not os.access(path, os.X_OK):
-        pytest.fail(f"NMSIM_BINARY={path} is not an executable file (build it first)")
-    return path
 
 
 def _nmsim(binary, workdir, scenario, out, *sets):
