@@ -185,8 +185,7 @@ std::string format_scaled(double v, const std::vector<std::pair<const char*, dou
         if (v == 0.0 && u.second == 1.0) return std::string("0") + u.first;
     for (const auto& u : units)
         if (std::fabs(v) >= u.second * (1 - 1e-12)) best = &u;
-    // Round to 12 significant digits so that 14.98e-12 prints as 14.98pJ, not 14.9800000001pJ.
-    return trim_number(std::stod(trim_number(v / best->second))) + best->first;
+    return trim_number(v / best->second) + best->first;  // 12 significant digits: 14.98pJ
 }
 }  // namespace
 
