@@ -163,13 +163,13 @@ void CortexM4F::map_window(Window& w) {
 }
 
 // The ISS exists only for cores that run: an engine costs ~3 MB resident, 1 GiB virtual and a
-// few ms to create (reference/iss-notes.md), which a 152-PE chip with idle PEs must not pay; the
+// few ms to create (docs/iss.md), which a 152-PE chip with idle PEs must not pay; the
 // disassembler and the block-cost cache are created with it.
 void CortexM4F::create_iss() {
     m_cycles = std::make_unique<CycleModel>(m_p.div_cycles);
     m_cache.assign(kCacheEntries, CacheEntry{});
     check(uc_open(UC_ARCH_ARM, UC_MODE_THUMB, &m_uc), "open");
-    // The CPU model must be set before the first mapping (reference/iss-notes.md).
+    // The CPU model must be set before the first mapping (docs/iss.md).
     check(uc_ctl_set_cpu_model(m_uc, UC_CPU_ARM_CORTEX_M4), "set cpu model");
     check(uc_mem_map_ptr(m_uc, 0, m_sram.size(), UC_PROT_ALL, m_sram.data()), "map SRAM");
     for (auto& w : m_windows) map_window(*w);
@@ -209,7 +209,7 @@ void CortexM4F::set_reg(int r, uint32_t v) { uc_reg_write(m_uc, r, &v); }
 uint32_t CortexM4F::pc() const { return reg(UC_ARM_REG_PC); }
 
 // Writing APSR back is the only way found to rebuild the translator's cached flags after a
-// mode change (reference/iss-notes.md).
+// mode change (docs/iss.md).
 void CortexM4F::rebuild_flags() { set_reg(UC_ARM_REG_APSR_NZCV, reg(UC_ARM_REG_APSR_NZCV)); }
 
 bool CortexM4F::mem_read32(uint32_t addr, uint32_t& v) {

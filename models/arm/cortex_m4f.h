@@ -44,7 +44,7 @@ struct CoreParams {
     NMSIM_PARAM(Time, quantum, Time::from_ns(1000), "", range(1e3, 1e9),
                 "temporal-decoupling quantum: how far the core may run ahead of SystemC time",
                 "assumed: 1 us bounds interrupt-sampling error to 300 cycles at 300 MHz; "
-                "quantum stop costs ~0.1 us (reference/iss-notes.md)");
+                "quantum stop costs ~0.1 us (docs/iss.md)");
     NMSIM_PARAM(std::string, fault_policy, "stop", "", one_of("stop", "vector"),
                 "on a fault: stop the run with an error, or vector to the HardFault handler",
                 "nmsim choice: stop gives the clearest report; vector is architectural");

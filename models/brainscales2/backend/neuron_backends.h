@@ -22,10 +22,11 @@ namespace nmsim::bss2 {
 
 struct NeuronBackendParams {
     NMSIM_PARAMSET(NeuronBackendParams);
-    NMSIM_PARAM(Time, latency, Time::from_ns(4), "", range(0, 1e9),
-                "from the membrane's threshold crossing to the event entering the crossbar",
-                "assumed: one cycle of the 250 MHz digital clock (public-hardware-facts.md B1 "
-                "reference clock); the seeds give no event latencies (hardware.md, unspecified)");
+    NMSIM_PARAM(
+        Time, latency, Time::from_ns(4), "", range(0, 1e9),
+        "from the membrane's threshold crossing to the event entering the crossbar",
+        "assumed: one cycle of the 250 MHz reference clock (hardware_facts.md B1); no public "
+        "source gives event latencies (hardware_facts.md S-U)");
 };
 
 class NeuronBackends : public sc_core::sc_module {

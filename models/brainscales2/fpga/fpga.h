@@ -81,7 +81,7 @@ struct FpgaParams {
                 nmsim::range(1e6, 1e10),
                 "FPGA clock: playback instruction issue (at most one per cycle) and timer tick",
                 "seed 004 section 5.2.4: \"The FPGA's clock frequency is 125 MHz\"; "
-                "public-hardware-facts.md B4 (fisch: 125 cycles/us)");
+                "hardware_facts.md B4 (fisch: 125 cycles/us)");
     NMSIM_PARAM(double, host_bandwidth, 125e6, "B/s", nmsim::range(1e3, 1e12),
                 "host link raw data rate per direction (full duplex)",
                 "seed 004 section 5.2.3: 1 Gbit/s Ethernet (full-duplex)");
@@ -113,18 +113,18 @@ struct FpgaParams {
     NMSIM_PARAM(uint32_t, madc_samples_per_message, 2, "1", nmsim::range(1, 3),
                 "MADC samples per up-link message",
                 "assumed: as for spike events (seed 004 section 5.3.2); hxcomm packs up to 3 MADC "
-                "samples per FPGA-to-host message (public-hardware-facts.md B2)");
+                "samples per FPGA-to-host message (hardware_facts.md B2)");
     NMSIM_PARAM(nmsim::Time, t_omnibus_read, nmsim::Time::from_ns(100), "", nmsim::range(0, 1e9),
                 "from a read request's arrival at the chip to its response entering the up link "
                 "(on-chip Omnibus round trip)",
                 "assumed: a few chip clock cycles of bus arbitration and SRAM access; the Omnibus "
-                "timing is not public (reference/hardware.md, unspecified parameters)");
+                "timing is not public (hardware_facts.md S-U)");
     NMSIM_PARAM(uint32_t, up_fifo_depth, 512, "items", nmsim::range(1, 1 << 24),
                 "events/samples waiting for the up link beyond which new ones are dropped",
                 "assumed: one FPGA block-RAM FIFO; not public");
     NMSIM_PARAM(uint64_t, response_capacity, uint64_t{1} << 24, "words", nmsim::range(1, 1e12),
                 "response words the FPGA buffers per program; recorded events beyond are dropped",
-                "assumed: FPGA DRAM size is unspecified (reference/hardware.md B.3); 2^24 words "
+                "assumed: FPGA DRAM size is unspecified (hardware_facts.md S-B.3); 2^24 words "
                 "= 128 MiB");
 };
 

@@ -43,12 +43,12 @@ struct AdexParams {
     NMSIM_PARAM(nmsim::Time, dt, nmsim::Time::from_ns(10), "", nmsim::range(1, 1e6),
                 "integration step of the membrane, adaptation and synaptic currents",
                 "assumed: 10 ns = 1/1000 of the default tau_mem and 1/30 of the shortest "
-                "calibratable tau_syn (public-hardware-facts.md B1); spike times agree with "
+                "calibratable tau_syn (hardware_facts.md B1); spike times agree with "
                 "Brian2 rk4 within one step (docs/bss2_neuron.md)");
     NMSIM_PARAM(double, mismatch_tau_rel, 0.02, "1", nmsim::range(0, 0.5),
                 "fixed-pattern residual after calibration: relative std of tau_mem and tau_syn",
                 "assumed: calibration residual of a few percent (the seeds and "
-                "public-hardware-facts.md give no post-calibration spread)");
+                "hardware_facts.md give no post-calibration spread)");
     NMSIM_PARAM(double, mismatch_c_rel, 0.02, "1", nmsim::range(0, 0.5),
                 "fixed-pattern residual: relative std of the membrane capacitance",
                 "assumed: MOM capacitor matching of a few percent; not calibrated on the chip");
@@ -59,12 +59,12 @@ struct AdexParams {
     NMSIM_PARAM(double, mismatch_v_mV, 2.0, "mV", nmsim::range(0, 100),
                 "fixed-pattern residual: absolute std of v_leak, v_reset and v_threshold",
                 "assumed: about half a CADC LSB (1.2 V / 256 = 4.7 mV, calix targets in CADC "
-                "LSB, public-hardware-facts.md B1)");
+                "LSB, hardware_facts.md B1)");
     NMSIM_PARAM(double, noise_mV, 0.0, "mV", nmsim::range(0, 100),
                 "temporal noise: stationary std of the resting membrane (white current noise "
                 "filtered by tau_mem); 0 = off",
                 "assumed: off by default so runs are reproducible without noise; analog "
-                "membrane noise of BSS-2 is not in the public sources (hardware.md unspecified)");
+                "membrane noise of BSS-2 is not in the public sources (hardware_facts.md S-U)");
     NMSIM_PARAM(double, v_min_mV, 0.0, "mV", nmsim::range(-2000, 2000),
                 "lower supply rail the membrane is clamped to", "assumed: 0 V analog ground");
     NMSIM_PARAM(double, v_max_mV, 1200.0, "mV", nmsim::range(-2000, 5000),

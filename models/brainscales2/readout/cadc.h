@@ -28,10 +28,10 @@ namespace nmsim::bss2 {
 struct CadcParams {
     NMSIM_PARAMSET(CadcParams);
     NMSIM_PARAM(uint32_t, bits, 8, "bits", nmsim::range(1, 8), "ADC resolution",
-                "public-hardware-facts.md B2: CADC 8-bit; seed 004 Table 3.2: 8 bit samples");
+                "hardware_facts.md B2: CADC 8-bit; seed 004 Table 3.2: 8 bit samples");
     NMSIM_PARAM(nmsim::Time, t_conversion, nmsim::Time::from_ns(540), "", nmsim::range(1, 1e12),
                 "from TRIGGER to valid results (one parallel conversion)",
-                "assumed: 1 / (1.85 MSa/s per channel max, public-hardware-facts.md B2) = 540 ns");
+                "assumed: 1 / (1.85 MSa/s per channel max, hardware_facts.md B2) = 540 ns");
     NMSIM_PARAM(double, v_min, 0.0, "mV", nmsim::range(-2000, 2000),
                 "membrane voltage of code 0 (lower end of the input range)",
                 "assumed: as the MADC, the analog core's supply range 0..1.2 V; not public");

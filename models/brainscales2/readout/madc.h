@@ -30,16 +30,15 @@ using MembraneProbe = std::function<double(uint32_t neuron)>;
 
 struct MadcParams {
     NMSIM_PARAMSET(MadcParams);
-    NMSIM_PARAM(
-        nmsim::Frequency, clock, nmsim::Frequency::from_mhz(500), "", nmsim::range(1e6, 1e10),
-        "MADC clock",
-        "public-hardware-facts.md B2: default madc_clk = ADPLL0 DCO output 500 MHz (haldls)");
+    NMSIM_PARAM(nmsim::Frequency, clock, nmsim::Frequency::from_mhz(500), "",
+                nmsim::range(1e6, 1e10), "MADC clock",
+                "hardware_facts.md B2: default madc_clk = ADPLL0 DCO output 500 MHz (haldls)");
     NMSIM_PARAM(uint32_t, cycles_per_sample, 17, "cycles", nmsim::range(12, 4096),
                 "MADC clock cycles per sample (12 + sample_duration_adjust)",
-                "public-hardware-facts.md B2: haldls minimal 12 cycles + default "
+                "hardware_facts.md B2: haldls minimal 12 cycles + default "
                 "SampleDurationAdjust 5 -> 29.4 MSa/s");
     NMSIM_PARAM(uint32_t, bits, 10, "bits", nmsim::range(1, 14), "ADC resolution",
-                "public-hardware-facts.md B2: MADC 10-bit (value range 0-1023)");
+                "hardware_facts.md B2: MADC 10-bit (value range 0-1023)");
     NMSIM_PARAM(double, v_min, 0.0, "mV", nmsim::range(-2000, 2000),
                 "membrane voltage of code 0 (lower end of the input range)",
                 "assumed: the analog core's supply range 0..1.2 V; the MADC input range is not "

@@ -1,5 +1,5 @@
 // One of the eight BrainScaleS-2 on-chip background event generators (seed 004 Fig. 3.2 and
-// Table 3.2: "regular or Poisson spike source (configurable)"; public-hardware-facts.md B4).
+// Table 3.2: "regular or Poisson spike source (configurable)"; docs/hardware_facts.md B4).
 // Generator i feeds crossbar input BSS2_XIN_BG(i).
 //
 // Timing: the generator runs on its own clock (125 MHz: 8 x 125 MEvent/s in B4). Enabling it
@@ -34,11 +34,9 @@ namespace nmsim::bss2 {
 
 struct BackgroundParams {
     NMSIM_PARAMSET(BackgroundParams);
-    NMSIM_PARAM(
-        nmsim::Frequency, clock, nmsim::Frequency::from_mhz(125), "", nmsim::range(1e3, 1e10),
-        "background generator clock (one period count per cycle)",
-        "public-hardware-facts.md B4: total bandwidth 8 x 125 MEvent/s (fp_brainscales.rst, "
-        "haldls background.h)");
+    NMSIM_PARAM(nmsim::Frequency, clock, nmsim::Frequency::from_mhz(125), "",
+                nmsim::range(1e3, 1e10), "background generator clock (one period count per cycle)",
+                "hardware_facts.md B4: total bandwidth 8 x 125 MEvent/s (bss2-demos, haldls)");
 };
 
 class BackgroundGenerator : public sc_core::sc_module {

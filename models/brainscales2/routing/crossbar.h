@@ -1,5 +1,5 @@
 // The BrainScaleS-2 routing crossbar ("layer 1"): 20 inputs x 12 outputs of 14-bit events
-// (seed 004 section 3.1.2, Fig. 3.2; reference/hardware.md B.4). A node (in, out) exists only
+// (seed 004 section 3.1.2, Fig. 3.2; docs/hardware_facts.md S-B.4). A node (in, out) exists only
 // where bss2_xbar_node_exists says so (76 nodes); an enabled node forwards an event of its input
 // to its output iff (label & mask) == target. Labels are never altered. An event may leave on
 // several outputs (fan-out). Congestion inside the crossbar is not modelled (the seed disregards
@@ -29,7 +29,7 @@ struct CrossbarParams {
     NMSIM_PARAM(nmsim::Time, latency, nmsim::Time::from_ns(4), "", nmsim::range(0, 1e9),
                 "delay from a crossbar input to its outputs",
                 "assumed: a registered digital stage of one or two clock cycles; the public "
-                "sources give no crossbar latency (public-hardware-facts.md E)");
+                "sources give no crossbar latency (hardware_facts.md E)");
 };
 
 class Crossbar : public sc_core::sc_module {

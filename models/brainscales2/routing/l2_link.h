@@ -1,6 +1,6 @@
 // The layer-2 (chip-external) event interface of BrainScaleS-2: the one external input channel
 // is split onto the four L2 crossbar inputs and the four L2 crossbar outputs are merged into the
-// one external output channel (seed 004 section 3.1.2, reference/hardware.md B.4).
+// one external output channel (seed 004 section 3.1.2; docs/hardware_facts.md S-B.4).
 //   input:  16-bit event -> crossbar input BSS2_XIN_L2(ev >> 14) with label ev & 0x3fff
 //   output: crossbar output BSS2_XOUT_L2(ch) label -> 16-bit event ch << 14 | label
 #pragma once

@@ -29,15 +29,14 @@ struct PadiBusParams {
     NMSIM_PARAMSET(PadiBusParams);
     NMSIM_PARAM(nmsim::Time, min_interval, nmsim::Time::from_ns(8), "", nmsim::range(1, 1e9),
                 "minimum time between two events on one PADI bus (1 / maximum event rate)",
-                "public-hardware-facts.md B5: input events 'up to 125 MHz' (8 ns)");
+                "hardware_facts.md B5: input events 'up to 125 MHz' (8 ns)");
     NMSIM_PARAM(uint32_t, fifo_depth, 16, "events", nmsim::range(0, 1 << 20),
                 "events that may wait for the bus besides the one being sent; more are dropped",
-                "assumed: the public sources give no buffer depth (public-hardware-facts.md E); "
+                "assumed: the public sources give no buffer depth (hardware_facts.md E); "
                 "a small hardware FIFO");
-    NMSIM_PARAM(
-        nmsim::Time, latency, nmsim::Time::from_ns(4), "", nmsim::range(0, 1e9),
-        "delay from the start of an event on the bus to its arrival at the drivers",
-        "assumed: one or two digital clock cycles; not public (public-hardware-facts.md E)");
+    NMSIM_PARAM(nmsim::Time, latency, nmsim::Time::from_ns(4), "", nmsim::range(0, 1e9),
+                "delay from the start of an event on the bus to its arrival at the drivers",
+                "assumed: one or two digital clock cycles; not public (hardware_facts.md E)");
 };
 
 // A PADI event dropped because the bus FIFO was full.

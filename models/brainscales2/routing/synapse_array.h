@@ -1,5 +1,5 @@
 // The 256 x 256 synapses of one BrainScaleS-2 hemisphere (seed 004 sections 3.1.1-3.1.2;
-// public-hardware-facts.md B1). Synapse (row, col) holds a 6-bit weight and a 6-bit label; a row
+// docs/hardware_facts.md B1). Synapse (row, col) holds a 6-bit weight and a 6-bit label; a row
 // event with label L reaches every synapse of the row whose label equals L ("each synapse locally
 // compares its configurable 6 bit label value to the incoming event's value and elicits an event
 // on match"); a synapse with weight 0 has no effect and is skipped. A matching synapse sends

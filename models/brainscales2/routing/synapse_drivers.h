@@ -1,5 +1,5 @@
 // The 128 synapse drivers of one BrainScaleS-2 hemisphere (seed 004 section 3.1.2, Fig. 3.3;
-// reference/hardware.md B.4). Driver d listens to PADI bus d % 4 with static index d / 4 and
+// docs/hardware_facts.md S-B.4). Driver d listens to PADI bus d % 4 with static index d / 4 and
 // drives synapse rows 2d and 2d + 1.
 //
 // An enabled driver accepts a PADI event iff its row-select bits (10:6) equal the driver's
@@ -39,8 +39,7 @@ struct SynapseDriverParams {
     NMSIM_PARAMSET(SynapseDriverParams);
     NMSIM_PARAM(nmsim::Time, latency, nmsim::Time::from_ns(4), "", nmsim::range(0, 1e9),
                 "delay from a PADI event at a driver to the synapse rows",
-                "assumed: a registered digital filter stage; not public (public-hardware-facts.md "
-                "E)");
+                "assumed: a registered digital filter stage; not public (hardware_facts.md E)");
 };
 
 class SynapseDrivers : public sc_core::sc_module {

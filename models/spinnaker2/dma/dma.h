@@ -57,11 +57,11 @@ struct DmaParams {
     NMSIM_PARAM(uint32_t, sram_bytes_per_cycle, 16, "B/cycle", nmsim::range(1, 4096),
                 "local SRAM width seen by the DMA: aligned words of this size per PE clock cycle",
                 "public SpiNNaker2 DNN-mapping simulator, 'PE_SRAM (16 Bytes * 250 MHz)' "
-                "(public-hardware-facts.md part A) [SW] low confidence");
+                "(hardware_facts.md A4) [SW] low confidence");
     NMSIM_PARAM(uint32_t, burst_bytes, 64, "B", nmsim::range(1, 65536),
                 "bytes per burst: one ext transaction, and the unit a transfer is split into",
                 "assumed: 4 beats of 16 B; the DMA API requires 16-byte alignment "
-                "(public-hardware-facts.md part A, secondary)");
+                "(hardware_facts.md A3) [2nd]");
 };
 
 class Dma : public nmsim::Peripheral {

@@ -56,10 +56,10 @@ struct DramParams {
                 nmsim::range(1 << 20, 17179869184.0), "DRAM capacity: the address space served",
                 "seed 000 sec. I ('paired with an external 2 GB DRAM'); datasheet v0.03 and TU "
                 "Dresden FAQ '2 GB LPDDR4' [DS]; conflicts with SpiNNMachine max_sdram_per_chip "
-                "= 1 GiB [SW] (public-hardware-facts.md part D item 2)");
+                "= 1 GiB [SW] (hardware_facts.md D2)");
     NMSIM_PARAM(uint32_t, channels, 2, "interfaces", nmsim::range(1, 16),
                 "LPDDR4 interfaces (channels), each with its own data bus, banks and queue",
-                "datasheet v0.03: '2 LPDDR4 PHYs' [DS] (public-hardware-facts.md A3)");
+                "datasheet v0.03: '2 LPDDR4 PHYs' [DS] (hardware_facts.md A3)");
     NMSIM_PARAM(nmsim::Bytes, interleave, nmsim::Bytes{0}, "", nmsim::range(0, 17179869184.0),
                 "channel interleave granule; 0 = none: channel k owns the k-th of `channels` "
                 "equal contiguous ranges",
@@ -72,8 +72,8 @@ struct DramParams {
                 "2.4 Gbit/s = 4.8 GB/s [DS] is not reached by the 800 MHz controller [2nd]");
     NMSIM_PARAM(double, efficiency, 1.0, "1", nmsim::range(0.01, 1.0),
                 "sustained fraction of `bandwidth` (refresh, turnarounds, command overhead)",
-                "assumed: 1 until calibrated against seed 000 sec. V-B (FC1 weight fetch 192 us, "
-                "calibration.md)");
+                "assumed: 1; the seed 000 calibration kept it (FC1 weight load 212 us vs 192 us "
+                "measured, docs/calibration.md)");
     NMSIM_PARAM(uint32_t, burst_bytes, 32, "B", nmsim::range(1, 4096),
                 "bytes per DRAM burst: the unit of transfer time (partial bursts cost a full one)",
                 "LPDDR4 BL16 x 16-bit channel = 32 B (JEDEC LPDDR4; DRAMSys memspec "

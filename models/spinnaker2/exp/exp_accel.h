@@ -29,11 +29,10 @@ namespace nmsim::spinnaker2 {
 
 struct ExpParams {
     NMSIM_PARAMSET(ExpParams);
-    NMSIM_PARAM(
-        uint32_t, latency_base, 6, "cycles", nmsim::range(0, 1000),
-        "EXP latency besides the ITERATIONS table steps (range reduction, correction, "
-        "scaling)",
-        "[2nd] chip paper via public-hardware-facts.md A4: 1-16 iterations take 7-22 cycles");
+    NMSIM_PARAM(uint32_t, latency_base, 6, "cycles", nmsim::range(0, 1000),
+                "EXP latency besides the ITERATIONS table steps (range reduction, correction, "
+                "scaling)",
+                "[2nd] chip paper via hardware_facts.md A4: 1-16 iterations take 7-22 cycles");
 };
 
 class ExpAccel : public nmsim::Peripheral {

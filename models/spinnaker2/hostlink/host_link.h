@@ -65,7 +65,7 @@ struct HostLinkParams {
     NMSIM_PARAMSET(HostLinkParams);
     NMSIM_PARAM(double, bandwidth, 125e6, "B/s", range(1e3, 1e12),
                 "host link data rate per direction (full duplex)",
-                "public-hardware-facts.md A5: 1 Gbit/s UDP Ethernet per chip [2nd]");
+                "hardware_facts.md A5: 1 Gbit/s UDP Ethernet per chip [2nd]");
     NMSIM_PARAM(Time, latency, Time::from_us(20), "", range(0, 1e12),
                 "one-way latency between the host and the chip's Ethernet bridge, paid once per "
                 "host write, twice per host read (request and response) and once per chip access "

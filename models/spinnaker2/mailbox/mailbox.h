@@ -4,7 +4,7 @@
 // Core -> host: the core leaves up to four words in TO_HOST0..3 (plain read/write storage) and
 // writes a message code to DOORBELL; on_doorbell(code) is called at the simulated time of that
 // write (a non-zero annotated delay is waited out first, so the host sees the ring exactly when
-// it happens; DOORBELL is a "sync" register in the STYLE.md sense).
+// it happens: DOORBELL is a "sync" register, one whose effect another initiator sees at once).
 // Host -> core: host_send() fills FROM_HOST0..3, sets STATUS.PENDING and raises `irq` (level,
 // S2_IRQ_MAILBOX) until the core writes ACK with bit 0 set. A host_send() while a message is
 // still pending overwrites the four words and leaves PENDING set (the older message is lost and

@@ -77,7 +77,7 @@ struct MlaParams {
     NMSIM_PARAM(uint32_t, acc_bits, 29, "bits", nmsim::range(8, 48),
                 "accumulator width; sums wrap in two's complement at this width",
                 "TU Dresden SpiNNaker2 FAQ [DS] (29-bit); 24-bit for the final chip per a "
-                "secondary compilation [2nd], public-hardware-facts.md A4");
+                "secondary compilation [2nd], hardware_facts.md A4");
     NMSIM_PARAM(uint32_t, fetch_bytes_per_cycle, 6, "B/cycle", nmsim::range(1, 1024),
                 "operand fetch rate from the PE SRAM into the array",
                 "calibrated against seed 000 sec. V-B: FC1's vector-matrix product (1x784x64 per "

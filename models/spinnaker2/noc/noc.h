@@ -44,15 +44,14 @@ namespace nmsim::spinnaker2 {
 struct NocParams {
     NMSIM_PARAMSET(NocParams);
     NMSIM_PARAM(nmsim::Frequency, clock, nmsim::Frequency::from_mhz(300), "",
-                nmsim::range(1e6, 5e9), "DNoC clock",
-                "public-hardware-facts.md A5: DNoC 300 MHz [2nd]");
+                nmsim::range(1e6, 5e9), "DNoC clock", "hardware_facts.md A5: DNoC 300 MHz [2nd]");
     NMSIM_PARAM(uint32_t, flit_bytes, 16, "B", nmsim::range(1, 1024),
                 "payload bytes per flit (a flit carries a whole packet)",
-                "public-hardware-facts.md A5: 192-bit flit = 15-bit NoC header + 17-bit packet "
+                "hardware_facts.md A5: 192-bit flit = 15-bit NoC header + 17-bit packet "
                 "header + 32-bit address + up to 128-bit payload [2nd]");
     NMSIM_PARAM(uint32_t, hop_cycles, 5, "cycles", nmsim::range(1, 1000),
                 "NoC cycles for the head flit to cross one mesh link (router + wire)",
-                "public-hardware-facts.md A5: 5 cycles/hop [2nd]");
+                "hardware_facts.md A5: 5 cycles/hop [2nd]");
     NMSIM_PARAM(uint32_t, inject_cycles, 2, "cycles", nmsim::range(0, 1000),
                 "NoC cycles from an endpoint to its router's output (injection and routing), "
                 "paid once per packet, also between PEs of one QPE",
@@ -63,11 +62,11 @@ struct NocParams {
                 "the 307.2 Gbit/s bisection of A5 [2nd] for 8 crossing links");
     NMSIM_PARAM(uint32_t, n_qpes, 38, "1", nmsim::range(1, 38),
                 "QPEs on the mesh: the first n_qpes of the QUAD_MAP layout (fewer for small tests)",
-                "public-hardware-facts.md A1: QUAD_MAP, 38 QPE positions [SW]");
+                "hardware_facts.md A1: QUAD_MAP, 38 QPE positions [SW]");
     NMSIM_PARAM(nmsim::Bytes, pe_sram_size, nmsim::Bytes{128 * 1024}, "",
                 nmsim::range(16, 512 * 1024),
                 "bytes of each PE's SRAM reachable through the PE window",
-                "public-hardware-facts.md A3: 128 KB per PE [DS]");
+                "hardware_facts.md A3: 128 KB per PE [DS]");
 };
 
 // Position of a router on the mesh.

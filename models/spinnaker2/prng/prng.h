@@ -7,7 +7,7 @@
 //   y ^= y << 13; y ^= y >> 17; y ^= y << 5                (32-bit xorshift, y != 0)
 //   t = 698769069 z + c; c = t >> 32; z = (uint32) t       (multiply-with-carry)
 // and returning x + y + z (mod 2^32) on every read of OUT. The chip's generator is a KISS
-// variant producing 32 bit per cycle (public-hardware-facts.md A4), so a value is always ready.
+// variant producing 32 bit per cycle (docs/hardware_facts.md A4), so a value is always ready.
 //
 // Seeding: at construction the state comes from the scenario seed through splitmix64 (two
 // outputs a, b): x = lo(a), y = hi(a) (0 -> 1), z = lo(b), c = hi(b) mod 698769068 + 1, so that
@@ -28,7 +28,7 @@ struct PrngParams {
     NMSIM_PARAMSET(PrngParams);
     NMSIM_PARAM(nmsim::Time, t_read, nmsim::Time::from_ps(0), "", nmsim::range(0, 1e6),
                 "extra bus wait of an OUT read beyond the core's own access time",
-                "[2nd] chip paper via public-hardware-facts.md A4: the per-PE PRNG delivers 32 bit "
+                "[2nd] chip paper via hardware_facts.md A4: the per-PE PRNG delivers 32 bit "
                 "per cycle, so a value is always ready and a read waits 0 ps");
 };
 

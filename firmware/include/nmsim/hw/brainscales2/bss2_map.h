@@ -2,7 +2,7 @@
  * The one definition shared by the host compiler (which emits configuration writes and spike
  * labels), the FPGA playback programs and the chip models (which decode them).
  *
- * Geometry and event formats follow seed 004 section 3.1.2 (reference/hardware.md B.4):
+ * Geometry and event formats follow seed 004 section 3.1.2 (docs/hardware_facts.md S-B.4):
  *   - crossbar: 20 inputs x 12 outputs, 14-bit events, a node forwards iff (event & mask) == target;
  *     inputs 0..7 neuron output channels (0..3 left, 4..7 right of the analog core), 8..11 the
  *     layer-2 (L2) input channels, 12..19 the background generators; outputs 0..3 the PADI buses
@@ -20,7 +20,7 @@
  * Configuration address map: nmsim's own (the real Omnibus map is not in the public sources).
  * Word addresses, 24 bits (the playback WRITE instruction carries 24 address bits), 32-bit data.
  * Fixed-point units of the neuron words: uV, fF, ps, pS and fA, chosen so that one int32 covers
- * the calibratable ranges of public-hardware-facts.md B1 with margin. The neuron words hold
+ * the calibratable ranges of docs/hardware_facts.md B1 with margin. The neuron words hold
  * calibrated targets; the models add the per-neuron fixed-pattern residual (see the neuron model).
  */
 #ifndef NMSIM_HW_BSS2_MAP_H
@@ -78,8 +78,8 @@ static inline int bss2_driver_accepts(uint32_t index, uint32_t mask, uint32_t ro
     return ((rowsel ^ index) & mask & 0x1Fu) == 0u;
 }
 
-/* 1 if the crossbar has a node at (input, output): seed 004 Fig. 3.2 (reference/hardware.md
- * B.4, "Fig. 3.2 reconstructed"); 76 nodes. */
+/* 1 if the crossbar has a node at (input, output): seed 004 Fig. 3.2 as reconstructed in
+ * docs/hardware_facts.md S-B.4; 76 nodes. */
 static inline int bss2_xbar_node_exists(uint32_t in, uint32_t out) {
     if (in >= BSS2_XBAR_INPUTS || out >= BSS2_XBAR_OUTPUTS) return 0;
     if (in < 8u) { /* neuron channel in: PADI bus in%4 of both hemispheres and L2 out in%4 */

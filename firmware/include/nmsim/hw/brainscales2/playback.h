@@ -4,7 +4,7 @@
  * The FPGA executes a "linear sequence of commands in a state-machine" (seed 004 section 3.1.3) on
  * its 125 MHz timer (seed 004 section 5.2.4); every universal-translator (UT) message is 8 B
  * (seed 004 section 5.2.1). Instruction kinds follow the public hxcomm instruction set
- * (public-hardware-facts.md B4: timer reset, wait-until, Omnibus write/read, spike packs of up to
+ * (docs/hardware_facts.md B4: timer reset, wait-until, Omnibus write/read, spike packs of up to
  * 3 labels); the bit layout is nmsim's own.
  *
  * Instruction word (64 bit): bits 63:56 opcode, the rest as listed per opcode.

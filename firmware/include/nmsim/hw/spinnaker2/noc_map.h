@@ -2,7 +2,7 @@
  * initiators use to reach other PEs' SRAM, the DRAM interfaces and the host over the NoC.
  *
  * QPE layout: public host software (SpiNNMachine version_spin2.py QUAD_MAP, see
- * reference/public-hardware-facts.md A1) places QPEs at qx 1..7, qy 1..6 except (4,3), (4,4),
+ * docs/hardware_facts.md A1) places QPEs at qx 1..7, qy 1..6 except (4,3), (4,4),
  * (7,3), (7,4): 38 QPEs of 4 PEs = 152 PEs. nmsim numbers them column by column (qx, then qy).
  *
  * Global address map (nmsim's choice; the real encoding is not public). All windows lie inside
@@ -11,7 +11,7 @@
  *   PE     [0xA0000000, 0xA8000000)  base | node id << 19 | offset (512 KiB per PE)
  *   host   [0xC0000000, 0xE0000000)  the host interface (Ethernet bridge)
  * The node id has the fields of the public Spin2 API node id (2-bit PE + 3-bit y + 3-bit x,
- * public-hardware-facts.md A1), with x in the low bits: id = pe << 6 | qy << 3 | qx.
+ * docs/hardware_facts.md A1), with x in the low bits: id = pe << 6 | qy << 3 | qx.
  *
  * Mesh: an 8 x 8 grid of routers at x, y in 0..7; QPE (qx, qy) sits at mesh node (qx, qy). The
  * grid positions without a QPE forward traffic (assumed). DRAM interface 0 attaches at the west

@@ -1,6 +1,6 @@
 /* SpiNNaker2 processing element: memory map and interrupt lines.
  * Base addresses of SRAM, DRAM, EXP, timers, comms and MLA follow the public SpiNNaker2 firmware
- * runtime (spinnaker_2_tools include/constants.h, see reference/public-hardware-facts.md part F).
+ * runtime (spinnaker_2_tools include/constants.h, see docs/hardware_facts.md F).
  * PRNG, DMA, mailbox and console offsets inside those blocks are not public: nmsim places them
  * (marked "assumed") inside the blocks they belong to. */
 #ifndef NMSIM_HW_S2_PE_MAP_H
