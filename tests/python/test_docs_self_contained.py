@@ -28,7 +28,7 @@ MAX_BYTES = 2_000_000  # larger files are data (models, images), not text
 # Citations of files outside the repository, with what replaces them.
 OUTSIDE = [
     (re.compile(r"\.\./shared(?![\w-])"), "a path into ../shared (outside the repository)"),
-    (re.compile(r"shared/seeds"), "the seed copies: cite 'seed 00N <section>' (docs/references.md)"),
+    (re.compile(r"shared/seeds"), "the seed copies: cite 'seed 00N <section>' (references.md)"),
     (re.compile(r"public-hardware-facts"), "use docs/hardware_facts.md with the same label"),
     (re.compile(r"reference/hardware\.md"), "use docs/hardware_facts.md part S (S-A.1 .. S-U)"),
     (re.compile(r"iss-notes"), "use docs/iss.md ('Unicorn facts the design rests on')"),
@@ -38,8 +38,8 @@ STYLE_GUIDE = re.compile(r"\bSTYLE\.md\b")
 
 SEED_ONE = re.compile(r"\bseed\s+(00\d)\b", re.IGNORECASE)
 SEED_LIST = re.compile(r"\bseeds\s+(00\d(?:\s*(?:,|and|or|/)\s*00\d)+)", re.IGNORECASE)
-FACTS_LABEL = re.compile(
-    r"(?:hardware_facts\.md|\bfacts)\s+(?:part\s+|section\s+)?(S-[AB]\.\d|S-U|[A-G]\d*)(?![\w-]|\.\d)")
+FACTS_LABEL = re.compile(r"(?:hardware_facts\.md|\bfacts)\s+(?:part\s+|section\s+)?"
+                         r"(S-[AB]\.\d|S-U|[A-G]\d*)(?![\w-]|\.\d)")
 
 
 def _files():
@@ -109,7 +109,8 @@ def test_the_trees_exist():
     files = _files()
     assert files, "no files found under " + ", ".join(TREES)
     assert (SOURCE_DIR / "docs" / "references.md").is_file(), "docs/references.md is missing"
-    assert (SOURCE_DIR / "docs" / "hardware_facts.md").is_file(), "docs/hardware_facts.md is missing"
+    assert (SOURCE_DIR / "docs" / "hardware_facts.md").is_file(), \
+        "docs/hardware_facts.md is missing"
 
 
 def test_no_citation_points_outside_the_repository():
