@@ -1,10 +1,10 @@
 """The repository's docs, comments and parameter sources stand on their own (issue 11, item 6).
 
 1. No file of the user-facing trees (docs/ models/ platforms/ tools/ traces/ firmware/ python/
-   scenarios/ workloads/ and README.md) cites a file outside the repository: the shared reference notes
-   (public-hardware-facts.md, hardware.md, iss-notes.md, ecosystem-notes.md), the seed copies, any
-   "../shared" path, or a style guide that the repository does not hold. Those facts live in
-   docs/hardware_facts.md, docs/references.md, docs/calibration.md and docs/iss.md.
+   scenarios/ workloads/ and README.md) cites a file outside the repository: the shared
+   reference notes (public-hardware-facts.md, hardware.md, iss-notes.md, ecosystem-notes.md), the
+   seed copies, any "../shared" path, or a style guide that the repository does not hold. Those
+   facts live in docs/hardware_facts.md, docs/references.md, docs/calibration.md and docs/iss.md.
 2. Every "seed 00N" cited anywhere in those trees is listed in docs/references.md.
 3. Every section a citation names in docs/hardware_facts.md ("hardware_facts.md B4",
    "[facts S-B.4]", "facts A4") exists there.
