@@ -330,20 +330,73 @@ def test_cli_summary(nmsim_trace_cli, good, good_trace):
     sim_us = good_trace.run["sim_time_ps"] / 1e6
     assert f"sim time   {sim_us:.6f} us" in out
     assert "wall time" in out
-    # counters: one line per counter, the component named on its first line only
+    # counters: one line per counter, the component named on its first line only; values in
+    # readable units (the unit column says which), 3 decimals, aligned on the decimal point
     start = lines.index("counters") + 2  # after the title and the column header
     end = lines.index("", start)
-    parsed, component = [], None
+    parsed, component, points = [], None, set()
     for ln in lines[start:end]:
         cells = ln.split()
         if len(cells) == 4:
             component = cells.pop(0)
-        parsed.append((component, cells[0], float(cells[1]), cells[2]))
+        parsed.append((component, cells[0], cells[1], cells[2]))
+        value_at = ln.index(cells[1], ln.index(cells[0]) + len(cells[0]))
+        # where the decimal point is, or would be after an integer
+        points.add(value_at + (cells[1].index(".") if "." in cells[1] else len(cells[1])))
+    assert len(points) == 1, "values not aligned on the decimal point"
     s = good_trace.summary()
-    assert parsed == list(zip(s.component, s.counter, s.value, s.unit))
+    assert [(c, n) for c, n, _, _ in parsed] == list(zip(s.component, s.counter))
+    for (_, name, text, unit), value, recorded in zip(parsed, s.value, s.unit):
+        if "." in text:
+            assert len(text.split(".")[1]) == 3, text
+        assert to_unit(float(text), unit, recorded) == pytest.approx(value, rel=5e-4, abs=1e-9), \
+            (name, text, unit, value, recorded)
+        if recorded in ("1", "cycles"):
+            assert unit == recorded
     for k in good_trace.event_kinds():
         row = [ln.split() for ln in lines if ln.strip().startswith(f"events/{k} ")]
         assert row == [[f"events/{k}", str(good_trace.rows(k))]]
+
+
+_PREFIX = {"p": 1e-12, "n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9,
+           "Ki": 1024.0, "Mi": 1024.0 ** 2, "Gi": 1024.0 ** 3}
+
+
+def to_unit(value, unit, target):
+    """value in `unit` converted to `target` (same base unit, e.g. us -> ps, MiB -> B)."""
+    if unit == target:
+        return value
+    for base in ("Hz", "B", "J", "W", "s"):
+        if unit.endswith(base) and target.endswith(base):
+            return value * _PREFIX[unit[: -len(base)]] / _PREFIX[target[: -len(base)]]
+    raise AssertionError(f"cannot convert {unit} to {target}")
+
+
+def test_cli_summary_filters_and_units(capsys, good, good_trace):
+    s = good_trace.summary()
+    p = cli_in_process(capsys, "summary", good, "--component", "*.pe1.*", "--counter", "busy*",
+                       "--counter", "bytes")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("counters (filtered")) + 2
+    rows = []
+    for ln in lines[start:lines.index("", start)]:
+        cells = ln.split()
+        rows.append(cells[-3:])
+    want = s[s["component"].str.match(r".*\.pe1\..*") &
+             (s["counter"].str.startswith("busy") | (s["counter"] == "bytes"))]
+    assert len(want) > 0 and len(rows) == len(want)
+    for (name, text, unit), r in zip(rows, want.itertuples(index=False)):
+        assert name == r.counter
+        assert to_unit(float(text), unit, r.unit) == pytest.approx(r.value, rel=5e-4)
+    # A time in ps reads in a prefixed unit (not 46712935530 ps).
+    assert all(u != "ps" for n, _, u in rows if n.startswith("busy") and float(_) > 0)
+    p = cli_in_process(capsys, "summary", good, "--counter", "no_such_*")
+    assert "counters: none match the filters" in p.stdout
+    p = cli_in_process(capsys, "summary", good, "--component", "*.pe0.mla", "--csv")
+    got = pd.read_csv(io.StringIO(p.stdout), keep_default_na=False)
+    np.testing.assert_array_equal(got["value"], s[s["component"].str.endswith(".pe0.mla")]["value"])
+    assert set(got["component"]) == {"s2.chip0.qpe0.pe0.mla"}
 
 
 def test_cli_summary_csv(capsys, nmsim_trace_cli, good, good_trace, tmp_path):
