@@ -20,6 +20,7 @@ import yaml
 import nmsim_trace
 from nmsim_trace import analysis
 from nmsim_trace.cli import main as cli_main
+from trace_fixtures import counters, report_layers, run_nmsim
 
 SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
 SCENARIOS = SOURCE_DIR / "scenarios"
@@ -41,9 +42,15 @@ def workdir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def mlp(nmsim_binary, workdir):
-    return _nmsim(nmsim_binary, workdir, "s2_mlp_fmnist.yaml", workdir / "mlp.h5",
-                  "workload.dnn.count=2")
+def mlp_run(nmsim_binary, workdir):
+    """The MLP trace (2 inferences) and the run's report."""
+    return run_nmsim(nmsim_binary, workdir, "s2_mlp_fmnist.yaml", workdir / "mlp.h5",
+                     "workload.dnn.count=2")
+
+
+@pytest.fixture(scope="module")
+def mlp(mlp_run):
+    return mlp_run[0]
 
 
 @pytest.fixture(scope="module")
@@ -90,34 +97,60 @@ def check_png(path, min_w=500, min_h=250):
 # ---- breakdown -----------------------------------------------------------------------------
 
 
-def test_breakdown_dnn_table_matches_hdf5(mlp, workdir, capsys):
+def test_breakdown_dnn_table_matches_hdf5(mlp_run, workdir, capsys):
+    mlp, report = mlp_run
     with open(SCENARIOS / "s2_mlp_fmnist.yaml") as f:
         layer_workers = yaml.safe_load(f)["workload"]["dnn"]["layer_workers"]
+    rows, report_total = report_layers(report)
+    assert len(rows) == len(layer_workers) + 2 and report_total is not None, report
     csv = workdir / "breakdown.csv"
     rc, _, err = cli("breakdown", mlp, "-o", csv, capsys=capsys)
     assert rc == 0, err
     got = pd.read_csv(csv)
-    # One row per layer plus setup and cleanup.
-    assert list(got["name"]) == ["setup"] + [f"layer {i}" for i in range(len(layer_workers))] + \
-        ["cleanup"]
-    assert list(got["workers"][1:-1]) == layer_workers
+    # One row per entry, named as the report names them (the ONNX nodes), then the time
+    # between entries.
+    assert list(got["name"]) == [r[0] for r in rows] + ["between entries"]
+    assert list(got["name"][1:5]) == ["/0/Gemm", "/2/Gemm", "/4/Gemm", "/5/Softmax"]
+    assert list(got["workers"][1:-2]) == layer_workers
+    assert got["workers"].iloc[-1] != got["workers"].iloc[-1]  # NaN: no workers between entries
     entries = table(mlp, "dnn/entries")
     assert set(entries["inference"]) == {0, 1}
     want = entries.groupby("entry")["duration_ps"].mean().to_numpy() / 1e6
-    np.testing.assert_allclose(got["mean_us"], want, rtol=1e-12)
+    np.testing.assert_allclose(got["mean_us"][:-1], want, rtol=1e-12)
+    # The rows add up to the report's Total: setup start to cleanup end on the scheduler's
+    # clock, mean over inferences (the metric dnn.total_us; the report rounds to 0.1 us).
+    clock = counters(mlp)[("s2.pe0.core", "clock_hz")][0]
+    per_inf = []
+    for _, g in entries.groupby("inference"):
+        g = g.sort_values("entry")
+        cycles = (int(g["end_cycles"].iloc[-1]) - int(g["start_cycles"].iloc[0])) % (1 << 32)
+        per_inf.append(cycles / clock * 1e6)
+    total = float(np.mean(per_inf))
+    np.testing.assert_allclose(got["mean_us"].sum(), total, rtol=1e-12)
+    np.testing.assert_allclose(total, counters(mlp)[("metrics", "dnn.total_us")][0], rtol=1e-12)
+    assert abs(total - report_total) <= 0.05 + 1e-9
+    gaps = [t - g["duration_ps"].sum() / 1e6 for t, (_, g) in zip(per_inf,
+                                                                   entries.groupby("inference"))]
+    np.testing.assert_allclose(got["mean_us"].iloc[-1], np.mean(gaps), rtol=1e-9)
+    assert got["mean_us"].iloc[-1] > 0
     np.testing.assert_allclose(got["share_%"].sum(), 100.0)
+    # Each entry's mean is the report's row (rounded to 0.1 us).
+    for (name, _, mean, workers), r in zip(rows, got.itertuples(index=False)):
+        assert abs(r.mean_us - mean) <= 0.05 + 1e-9, name
+        assert r.workers == workers, name
     workers = table(mlp, "dnn/workers")
-    np.testing.assert_allclose(got["load_us"][1:-1],
+    np.testing.assert_allclose(got["load_us"][1:-2],
                                workers.groupby("layer")["load_ps"].mean() / 1e6, rtol=1e-12)
-    np.testing.assert_allclose(got["compute_us"][1:-1],
+    np.testing.assert_allclose(got["compute_us"][1:-2],
                                workers.groupby("layer")["compute_ps"].mean() / 1e6, rtol=1e-12)
-    assert got["load_us"].isna().tolist() == [True] + [False] * len(layer_workers) + [True]
+    assert got["load_us"].isna().tolist() == [True] + [False] * len(layer_workers) + [True, True]
 
 
 def test_breakdown_text_and_png(mlp, ff, workdir, nmsim_trace_cli):
     p = run_cli(nmsim_trace_cli, "breakdown", mlp, "-o", workdir / "breakdown.png")
     assert p.returncode == 0, p.stderr
-    assert "layer 3" in p.stdout and "cleanup" in p.stdout  # the table also goes to stdout
+    assert "/5/Softmax" in p.stdout and "cleanup" in p.stdout  # the table also goes to stdout
+    assert "between entries" in p.stdout
     check_png(workdir / "breakdown.png")
     p = run_cli(nmsim_trace_cli, "breakdown", ff, "-o", workdir / "breakdown_ff.png", "-q")
     assert p.returncode == 0, p.stderr
@@ -139,13 +172,21 @@ def test_breakdown_bss2_time_split_and_rates(ff, workdir, capsys):
     rates = got[got["section"] == "rates"]
     out = table(ff, "events/bss2_output_spikes")
     inp = table(ff, "events/bss2_input_spikes")
-    for direction, df, size in (("output", out, 32), ("input", inp, 64)):
-        r = rates[rates["direction"] == direction].set_index("run")
+    # External populations count the injected spikes, internal ones the recorded spikes.
+    for kind, name, df, size in (("internal", "exc", out, 32), ("external", "inputs", inp, 64)):
+        r = rates[rates["kind"] == kind].set_index("run")
+        assert set(r["population_name"]) == {name}
         counts = df.groupby("run").size().reindex([0, 1], fill_value=0)
         np.testing.assert_array_equal(r["spikes"].astype(int), counts.to_numpy())
         np.testing.assert_allclose(r["rate_hz"], counts.to_numpy() / (size * 200e-6))
+        # The same numbers as the report's metrics bss2.rate.<population>.run<r>.
+        m = counters(ff)
+        np.testing.assert_allclose(r["rate_hz"], [m[("metrics", f"bss2.rate.{name}.run{i}")][0]
+                                                  for i in (0, 1)], rtol=1e-12)
+    # Every run is tabulated against its configured input rate.
+    np.testing.assert_array_equal(rates.groupby("run")["input_rate_hz"].first(), [20000, 80000])
     # The input rates are the scenario's, within Poisson noise.
-    r = rates[rates["direction"] == "input"]["rate_hz"].to_numpy()
+    r = rates[rates["kind"] == "external"]["rate_hz"].to_numpy()
     assert abs(r[0] / 20000 - 1) < 0.15 and abs(r[1] / 80000 - 1) < 0.1, r
 
 
