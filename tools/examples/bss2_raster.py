@@ -6,13 +6,14 @@
 
 Prints the populations (names from the network file), the rate per population and run, the
 first-spike latency per run, and the membrane statistics of the MADC neuron; optionally draws a
-custom raster (output spikes only, input rate in the title) with matplotlib.
+custom raster (output spikes only, each run's configured input rate on the left) with
+matplotlib.
 """
 
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "traces" / "python"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
 
 import nmsim_trace  # noqa: E402
 from nmsim_trace import analysis  # noqa: E402
@@ -21,9 +22,13 @@ from nmsim_trace import analysis  # noqa: E402
 def main(trace_path, png=None):
     with nmsim_trace.load(trace_path) as t:
         print(analysis.populations(t).to_string(index=False))
-        rates = analysis.spike_rates(t)
-        wide = rates.pivot_table(index="run", columns=["direction", "population_name"],
+        # The report's rate table, with each run's configured input rate (NaN where the run's
+        # inputs do not share one rate).
+        rates = analysis.bss2_rates(t)
+        wide = rates.pivot_table(index="run", columns=["kind", "population_name"],
                                  values="rate_hz")
+        wide.insert(0, ("configured", "input rate"),
+                    rates.groupby("run")["input_rate_hz"].first())
         print("\nrate per neuron (Hz, hardware time):\n" + wide.round(1).to_string())
 
         out = analysis.spikes(t, "output")
@@ -41,14 +46,15 @@ def main(trace_path, png=None):
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
 
-            inputs = rates[rates["direction"] == "input"].groupby("run")["rate_hz"].mean()
+            inputs = analysis.bss2_runs(t).set_index("run")["input_rate_hz"]
             runs = sorted(out["run"].unique())
             fig, axes = plt.subplots(len(runs), 1, figsize=(9, 1.2 * len(runs) + 1),
                                      sharex=True, squeeze=False)
             for ax, r in zip(axes[:, 0], runs):
                 g = out[out["run"] == r]
                 ax.plot(g["t_us"], g["global_neuron"], "|", markersize=3)
-                ax.set_ylabel(f"run {r}\n{inputs.get(r, 0) / 1e3:.0f} kHz in", fontsize=8)
+                ax.set_ylabel(f"run {r}\n{inputs.get(r, float('nan')) / 1e3:.0f} kHz in",
+                              fontsize=8)
             axes[-1, 0].set_xlabel("time since run start (us)")
             fig.suptitle("output spikes per run (input rate per neuron on the left)")
             fig.savefig(png, dpi=110, bbox_inches="tight")

@@ -4,7 +4,8 @@
     /usr/bin/python3 tools/examples/chrome_export.py mlp.h5 out.json [START_US END_US]
 
 Writes Chrome Trace Event JSON (open it in https://www.speedscope.app, `npx speedscope out.json`,
-Perfetto UI or chrome://tracing) and prints how many events each thread got.
+Perfetto UI or chrome://tracing) and prints how many events each thread got (complete events,
+and instant events: processor faults, BrainScaleS-2 spikes).
 """
 
 import collections
@@ -12,7 +13,7 @@ import json
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "traces" / "python"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
 
 import nmsim_trace  # noqa: E402
 from nmsim_trace import analysis  # noqa: E402

@@ -25,7 +25,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "traces" / "python"))
+sys.path.insert(0, str(ROOT / "python"))
 
 import nmsim_trace  # noqa: E402
 
