@@ -30,6 +30,9 @@ def run_nmsim(binary, workdir, scenario, out, *sets, expect_ok=True):
     p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=120)
     if expect_ok:
         assert p.returncode == 0, f"{' '.join(cmd)} exited {p.returncode}\n{p.stdout}\n{p.stderr}"
+    else:  # a failing run still leaves its trace
+        assert pathlib.Path(out).exists(), \
+            f"{' '.join(cmd)} exited {p.returncode} without a trace\n{p.stdout}\n{p.stderr}"
     return pathlib.Path(out), p.stdout
 
 
