@@ -1,5 +1,5 @@
 // Energy parameters of the BrainScaleS-2 platform. Public sources give only system-level figures
-// (public-hardware-facts.md C): the chip's power is a constant estimate and no per-event energy is
+// (hardware_facts.md C): the chip's power is a constant estimate and no per-event energy is
 // published, so the per-event energies below are order-of-magnitude assumptions that make the
 // breakdown show where activity goes; the static powers carry the totals. docs/energy.md.
 #pragma once
@@ -19,7 +19,7 @@ struct Bss2EnergyParams {
                 "minus chip_power");
     NMSIM_PARAM(Energy, spike_energy, Energy{5e-12}, "", range(0, 1e-6),
                 "energy per neuron spike (threshold crossing, reset, back-end event)",
-                "assumed: no public figure (public-hardware-facts.md C)");
+                "assumed: no public figure (hardware_facts.md C)");
     NMSIM_PARAM(Energy, padi_event_energy, Energy{2e-12}, "", range(0, 1e-6),
                 "energy per event on a PADI bus (long bus line across the synapse drivers)",
                 "assumed: no public figure");

@@ -38,7 +38,7 @@ struct ChipParams {
     NMSIM_PARAMSET(ChipParams);
     NMSIM_PARAM(uint32_t, qpe_count, 38, "1", range(1, 38),
                 "QPEs built: the first qpe_count of the QUAD_MAP order (fewer for small runs)",
-                "public-hardware-facts.md A1: QUAD_MAP, 38 QPEs = 152 PEs [SW]");
+                "hardware_facts.md A1: QUAD_MAP, 38 QPEs = 152 PEs [SW]");
     NMSIM_GROUP(PeParams, pe, "processing element (all PEs; perf_levels overrides the level per PE)");
     NMSIM_PARAM(Time, core_ext_latency, Time::from_ns(275), "", range(0, 1e8),
                 "extra latency of each core load/store to the off-PE window (DRAM, other PEs' "
@@ -48,7 +48,7 @@ struct ChipParams {
     NMSIM_PARAM(std::string, perf_levels, "", "", any(),
                 "per-PE performance levels over pe.perf_level: 'PE:level' or 'FIRST-LAST:level', "
                 "comma separated, e.g. '0:1,8-15:0'",
-                "public-hardware-facts.md A2: each PE has its own power domain and performance "
+                "hardware_facts.md A2: each PE has its own power domain and performance "
                 "level [2nd]; nmsim offers the two public levels (pl0/pl1)");
     NMSIM_GROUP(NocParams, noc, "data NoC (n_qpes and pe_sram_size are set by the chip)");
     NMSIM_GROUP(DramParams, dram, "DRAM: one controller per interface, dram.size split evenly");

@@ -11,24 +11,24 @@ struct PeEnergyParams {
     NMSIM_PARAMSET(PeEnergyParams);
     NMSIM_PARAM(Voltage, ref_voltage_pl0, Voltage{0.5}, "", range(0.3, 1.5),
                 "supply at which the PL0 figures below hold",
-                "public-hardware-facts.md A6: chip power states measured at 0.5 V [2nd]");
+                "hardware_facts.md A6: chip power states measured at 0.5 V [2nd]");
     NMSIM_PARAM(Voltage, ref_voltage_pl1, Voltage{0.8}, "", range(0.3, 1.5),
                 "supply at which the PL1 figures below hold",
-                "public-hardware-facts.md A6: chip power states measured at 0.8 V [2nd]");
+                "hardware_facts.md A6: chip power states measured at 0.8 V [2nd]");
     NMSIM_PARAM(Power, sleep_power_pl0, Power{1.054e-3}, "", range(0, 1),
                 "power of a PE whose core sleeps (WFI/WFE) at PL0; also drawn while it is active",
                 "derived: (235.4 mW all PEs sleeping - 75.2 mW PEs off) / 152 at 0.5 V, "
-                "public-hardware-facts.md A6 [2nd]");
+                "hardware_facts.md A6 [2nd]");
     NMSIM_PARAM(Power, sleep_power_pl1, Power{3.220e-3}, "", range(0, 1),
                 "power of a PE whose core sleeps (WFI/WFE) at PL1; also drawn while it is active",
-                "derived: (564.7 - 75.2 mW) / 152 at 0.8 V, public-hardware-facts.md A6 [2nd]");
+                "derived: (564.7 - 75.2 mW) / 152 at 0.8 V, hardware_facts.md A6 [2nd]");
     NMSIM_PARAM(Energy, cycle_energy_pl0, Energy{8.298e-12}, "", range(0, 1e-9),
                 "energy per active core cycle at PL0 above the sleep power (core, SRAM, bus)",
                 "derived: (424.6 mW CoreMark on all PEs - 235.4 mW sleeping) / 152 / 150 MHz, "
-                "public-hardware-facts.md A6 [2nd]");
+                "hardware_facts.md A6 [2nd]");
     NMSIM_PARAM(Energy, cycle_energy_pl1, Energy{14.98e-12}, "", range(0, 1e-9),
                 "energy per active core cycle at PL1 above the sleep power",
-                "derived: (1247.9 - 564.7 mW) / 152 / 300 MHz, public-hardware-facts.md A6 [2nd]");
+                "derived: (1247.9 - 564.7 mW) / 152 / 300 MHz, hardware_facts.md A6 [2nd]");
     NMSIM_PARAM(double, gated_ratio, 0.5, "1", range(0, 1),
                 "power of a clock-gated PE (core halted after its program, or before it starts "
                 "within a run) as a fraction of its sleep power",
@@ -37,15 +37,15 @@ struct PeEnergyParams {
     NMSIM_PARAM(Energy, mac_energy_pl0, Energy{0.517e-12}, "", range(0, 1e-9),
                 "MLA energy per 8-bit multiply-accumulate at PL0, operand SRAM traffic included",
                 "derived: (825 mW at 2.281 TOPS - 235.4 mW sleeping) / 1.1405e12 MAC/s at "
-                "0.5 V/150 MHz, public-hardware-facts.md A4/A6 [2nd]");
+                "0.5 V/150 MHz, hardware_facts.md A4/A6 [2nd]");
     NMSIM_PARAM(Energy, mac_energy_pl1, Energy{0.725e-12}, "", range(0, 1e-9),
                 "MLA energy per 8-bit multiply-accumulate at PL1",
                 "derived: (2219 mW at 4.563 TOPS - 564.7 mW) / 2.2815e12 MAC/s at 0.8 V/300 MHz, "
-                "public-hardware-facts.md A4/A6 [2nd]");
+                "hardware_facts.md A4/A6 [2nd]");
     NMSIM_PARAM(Energy, exp_energy, Energy{0.44e-9}, "", range(0, 1e-6),
                 "EXP accelerator energy per exponential at exp_ref_voltage",
                 "Partzsch et al. ISCAS 2017, 28 nm prototype: 0.44 nJ/exp at 1.0 V (0.21 nJ at "
-                "0.7 V, consistent with CV^2), public-hardware-facts.md A4 [SI]");
+                "0.7 V, consistent with CV^2), hardware_facts.md A4 [SI]");
     NMSIM_PARAM(Voltage, exp_ref_voltage, Voltage{1.0}, "", range(0.3, 1.5),
                 "supply at which exp_energy holds", "Partzsch et al. ISCAS 2017 [SI]");
     NMSIM_PARAM(Energy, prng_energy, Energy{2e-12}, "", range(0, 1e-9),
@@ -65,7 +65,7 @@ struct ChipEnergyParams {
     NMSIM_PARAM(Power, baseline_power, Power{75.2e-3}, "", range(0, 100),
                 "power of everything that is on independently of the PEs (clock generation, "
                 "router, NoC idle, periphery, leakage of the PEs' power-off state)",
-                "public-hardware-facts.md A6: 75.2 mW with all PEs off [2nd]");
+                "hardware_facts.md A6: 75.2 mW with all PEs off [2nd]");
     NMSIM_PARAM(Energy, flit_hop_energy, Energy{9.6e-12}, "", range(0, 1e-9),
                 "NoC energy per 192-bit flit per router hop (router and link)",
                 "assumed: 0.05 pJ per bit and hop, the order of 22 nm router/link estimates "

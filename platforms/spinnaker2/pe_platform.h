@@ -31,17 +31,17 @@ struct PeParams {
     NMSIM_PARAMSET(PeParams);
     NMSIM_PARAM(uint32_t, perf_level, 1, "1", range(0, 1),
                 "performance level: 0 runs at pl0_freq/pl0_voltage, 1 at pl1_freq/pl1_voltage",
-                "public-hardware-facts.md A2: two clock speeds in SpiNNMachine version_spin2.py [SW]");
+                "hardware_facts.md A2: two clock speeds in SpiNNMachine version_spin2.py [SW]");
     NMSIM_PARAM(Frequency, pl0_freq, Frequency::from_mhz(150), "", range(1e6, 2e9),
                 "PE clock at performance level 0",
                 "SpiNNMachine version_spin2.py clock_speeds_hz[0] [SW]; 150 MHz at 0.5 V [2nd]");
     NMSIM_PARAM(Voltage, pl0_voltage, Voltage{0.5}, "", range(0.3, 1.2),
-                "PE supply at performance level 0", "public-hardware-facts.md A2: 0.5 V rail [2nd]");
+                "PE supply at performance level 0", "hardware_facts.md A2: 0.5 V rail [2nd]");
     NMSIM_PARAM(Frequency, pl1_freq, Frequency::from_mhz(300), "", range(1e6, 2e9),
                 "PE clock at performance level 1",
                 "SpiNNMachine version_spin2.py clock_speeds_hz[1] [SW]; 300 MHz at 0.8 V [2nd]");
     NMSIM_PARAM(Voltage, pl1_voltage, Voltage{0.8}, "", range(0.3, 1.2),
-                "PE supply at performance level 1", "public-hardware-facts.md A2: 0.8 V rail [2nd]");
+                "PE supply at performance level 1", "hardware_facts.md A2: 0.8 V rail [2nd]");
     NMSIM_PARAM(Bytes, sram_size, Bytes{128 * 1024}, "", range(16 * 1024, 16 * 1024 * 1024),
                 "local SRAM per PE (multiple of 4 KiB)", "seed 000 sec. I: 'a local 128 kB SRAM'");
     NMSIM_GROUP(arm::CoreParams, core, "Cortex-M4F core");

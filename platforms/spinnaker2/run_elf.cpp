@@ -6,7 +6,7 @@
 #include "models/common/sim_error.h"
 #include "models/common/sim_kernel.h"
 #include "platforms/spinnaker2/pe_platform.h"
-#include "platforms/spinnaker2/run.h"
+#include "platforms/spinnaker2/params.h"
 
 namespace nmsim::spinnaker2 {
 
@@ -23,7 +23,7 @@ ElfRunResult run_elf(const std::string& elf_path, const std::vector<std::string>
             if (eq == std::string::npos) throw std::runtime_error("bad parameter override \"" + kv + "\": expected key=value");
             s.params.push_back(scenario::ParamOverride{kv.substr(0, eq), kv.substr(eq + 1), {"--set", 0, 0}});
         }
-        p = resolve_params(s, nullptr);
+        p = resolve_pe_params(s, nullptr);
     } catch (const std::exception& e) {  // scenario::ScenarioError included
         r.error = true;
         r.message = e.what();

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 SOURCE_DIR = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(SOURCE_DIR / "traces" / "python"))
+sys.path.insert(0, str(SOURCE_DIR / "python"))
 
 
 def _tool(var):

@@ -58,7 +58,7 @@ def test_run_outcome_is_ok(trace):
 
 def test_mla_op_has_the_scenario_shape(trace, scenario):
     # m, k, n from the scenario's own check, not from the simulator.
-    op = scenario["checks"][0]["op"]
+    op = scenario["workload"]["pe"]["checks"][0]["op"]
     m, k, n = int(op["m"]), int(op["k"]), int(op["n"])
     ops = trace.events("mla_ops")
     assert len(ops) == 1, ops

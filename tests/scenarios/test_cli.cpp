@@ -208,7 +208,7 @@ TEST_F(Cli, SoftmaxScenarioPasses) {
 TEST_F(Cli, SoftmaxCheckCatchesALessPreciseExponential) {
     // 3 EXP iterations leave errors far above the scenario's atol: the allclose check must see it.
     const Proc p = nmsim({"run", kScenarios + "s2_pe_softmax.yaml", "-o", "t.h5", "--set",
-                          "workload.cores.0.args.iterations=3"});
+                          "workload.pe.cores.0.args.iterations=3"});
     EXPECT_EQ(p.rc, 1) << show(p);
     EXPECT_TRUE(contains(p.out, "check            FAIL y ~ softmax(x)")) << show(p);
     EXPECT_TRUE(contains(p.err, "check failed")) << show(p);
@@ -240,7 +240,7 @@ TEST_F(Cli, InterruptsScenarioPasses) {
 TEST_F(Cli, InterruptsScenarioFailsWhenTheFirmwareDoes) {
     // Out-of-range arguments: the firmware returns 3; its exit status is the scenario's check.
     const Proc p = nmsim({"run", kScenarios + "s2_pe_interrupts.yaml", "-o", "t.h5", "--set",
-                          "workload.cores.0.args.ticks=17"});
+                          "workload.pe.cores.0.args.ticks=17"});
     EXPECT_EQ(p.rc, 1) << show(p);
     EXPECT_TRUE(contains(p.err, "firmware exited with status 3")) << show(p);
     EXPECT_TRUE(contains(p.out, "result           FAILED")) << show(p);
@@ -280,7 +280,7 @@ TEST_F(Cli, FaultScenarioReportsTheFaultAndWritesAnErrorTrace) {
 TEST_F(Cli, MalformedYaml) {
     const Proc p = nmsim({"run", kData + "malformed.yaml"});
     EXPECT_EQ(p.rc, 2) << show(p);
-    EXPECT_TRUE(contains(p.err, "malformed.yaml:6:")) << show(p);
+    EXPECT_TRUE(contains(p.err, "malformed.yaml:7:")) << show(p);
     EXPECT_TRUE(contains(p.err, "malformed YAML")) << show(p);
     EXPECT_EQ(p.out, "");
 }
@@ -302,7 +302,7 @@ TEST_F(Cli, UnknownNestedKeySuggestsTheClosest) {
     EXPECT_EQ(p.rc, 2) << show(p);
     EXPECT_TRUE(contains(
         p.err,
-        "unknown_nested_key.yaml:6:9: error: workload.buffers.x.dtpye: unknown key \"dtpye\"; "
+        "unknown_nested_key.yaml:7:11: error: workload.pe.buffers.x.dtpye: unknown key \"dtpye\"; "
         "did you mean \"dtype\"?"))
         << show(p);
 }
@@ -312,7 +312,7 @@ TEST_F(Cli, WrongTypeNamesTheKeyAndWhatWasExpected) {
     EXPECT_EQ(p.rc, 2) << show(p);
     EXPECT_TRUE(contains(
         p.err,
-        "wrong_type.yaml:6:29: error: workload.buffers.x.shape: expected a non-empty list of "
+        "wrong_type.yaml:7:31: error: workload.pe.buffers.x.shape: expected a non-empty list of "
         "positive integers"))
         << show(p);
     EXPECT_TRUE(contains(p.err, "abc")) << show(p);
@@ -321,7 +321,7 @@ TEST_F(Cli, WrongTypeNamesTheKeyAndWhatWasExpected) {
 TEST_F(Cli, MissingFirmwareFileIsNamed) {
     const Proc p = nmsim({"run", kData + "missing_firmware.yaml"});
     EXPECT_EQ(p.rc, 2) << show(p);
-    EXPECT_TRUE(contains(p.err, "missing_firmware.yaml:6:17: error: workload.cores.0.firmware:"))
+    EXPECT_TRUE(contains(p.err, "missing_firmware.yaml:7:19: error: workload.pe.cores.0.firmware:"))
         << show(p);
     EXPECT_TRUE(contains(p.err, kData + "fw/no_such_program.elf")) << show(p);
 }
@@ -369,8 +369,8 @@ TEST_F(Cli, ParameterValueWithoutUnit) {
 TEST_F(Cli, BufferLargerThanSram) {
     const Proc p = nmsim({"run", kData + "sram_overflow.yaml"});
     EXPECT_EQ(p.rc, 2) << show(p);
-    EXPECT_TRUE(contains(p.err, "sram_overflow.yaml:6:")) << show(p);
-    EXPECT_TRUE(contains(p.err, "workload.buffers.big: does not fit pe0 SRAM: needs 262144 B"))
+    EXPECT_TRUE(contains(p.err, "sram_overflow.yaml:7:")) << show(p);
+    EXPECT_TRUE(contains(p.err, "workload.pe.buffers.big: does not fit pe0 SRAM: needs 262144 B"))
         << show(p);
 }
 
@@ -392,7 +392,7 @@ TEST_F(Cli, TimeoutCutsTheRunShort) {
 TEST_F(Cli, FailingCheckReportsTheDifference) {
     // The firmware shifts by 10, the reference (in the scenario's check) by 11.
     const Proc p =
-        nmsim({"run", kDefault, "-o", "t.h5", "--set", "workload.cores.0.args.shift=10"});
+        nmsim({"run", kDefault, "-o", "t.h5", "--set", "workload.pe.cores.0.args.shift=10"});
     EXPECT_EQ(p.rc, 1) << show(p);
     EXPECT_TRUE(contains(p.out, "check            FAIL y = mla_matmul(x, w, b)")) << show(p);
     EXPECT_TRUE(contains(p.out, "values differ")) << show(p);
@@ -446,7 +446,7 @@ TEST_F(Cli, SameSeedGivesIdenticalTracesAndAnotherSeedOtherData) {
     // through a deliberately wrong shift, whose mismatch report quotes the first differing value.
     auto mismatch = [&](const std::string& seed) {
         const Proc p = nmsim({"run", kDefault, "-o", "m.h5", "--set",
-                              "workload.cores.0.args.shift=10", "--set", "seed=" + seed});
+                              "workload.pe.cores.0.args.shift=10", "--set", "seed=" + seed});
         EXPECT_EQ(p.rc, 1) << show(p);
         const auto at = p.out.find("values differ");
         return at == std::string::npos ? std::string() : p.out.substr(at);
@@ -468,7 +468,7 @@ TEST_F(Cli, ElaborateOnlyPrintsTheLayoutAndSimulatesNothing) {
     EXPECT_FALSE(contains(p.out, "simulated time")) << show(p);
     EXPECT_FALSE(fs::exists(m_dir / "s2_pe_matmul.h5"));
     // problems are still found: a buffer that does not fit
-    const Proc big = nmsim({"run", kDefault, "--elaborate-only", "--set", "workload.buffers.w.shape=[784, 256]"});
+    const Proc big = nmsim({"run", kDefault, "--elaborate-only", "--set", "workload.pe.buffers.w.shape=[784, 256]"});
     EXPECT_EQ(big.rc, 2) << show(big);
     EXPECT_TRUE(contains(big.err, "does not fit pe0 SRAM")) << show(big);
 }

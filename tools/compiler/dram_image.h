@@ -1,7 +1,7 @@
 // DRAM image writer and reader: graph + tiling -> the bytes of seed 000 Fig. 2 (global
 // configuration, time area, linked layer configurations with per-worker weights and biases, data
 // memory), in the layout of firmware/include/nmsim/hw/spinnaker2/dnn_image.h. Plain C++: no
-// SystemC, no models (STYLE.md §6). See docs/compiler.md, "DRAM image".
+// SystemC, no models (docs/architecture.md, principle 6). See docs/compiler.md, "DRAM image".
 #pragma once
 
 #include <cstdint>

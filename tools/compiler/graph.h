@@ -1,6 +1,7 @@
 // The compiler's application graph: layers with integer parameters and power-of-two exponents,
 // in topological order. Produced by a front end (onnx_frontend.h), consumed by tiling and the
-// DRAM-image writer. Plain C++: no SystemC, no models (STYLE.md §6). See docs/compiler.md.
+// DRAM-image writer. Plain C++: no SystemC, no models (docs/architecture.md, principle 6). See
+// docs/compiler.md.
 #pragma once
 
 #include <cstdint>

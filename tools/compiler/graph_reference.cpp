@@ -1,6 +1,7 @@
 #include "tools/compiler/graph_reference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "nmsim/hw/spinnaker2/dnn_image.h"
@@ -27,16 +28,11 @@ size_t elements(const Layer& l, const Shape& s) {
     return static_cast<size_t>(n);
 }
 
-// Requantisation of add/avgpool (as the MLA's, tools/reference): round half up by floor division,
+// Requantisation of add/avgpool (as the MLA's, tools/reference): rounding (half up on the chip),
 // ReLU, saturation.
-int8_t requantise(const Layer& l, int64_t acc) {
+int8_t requantise(const Layer& l, int64_t acc, reference::Rounding rounding) {
     if (l.shift < 0 || l.shift > 31) fail(l, "shift " + std::to_string(l.shift) + " outside 0..31");
-    int64_t r = acc;
-    if (l.shift > 0) {
-        const int64_t d = int64_t{1} << l.shift;
-        const int64_t num = acc + d / 2;
-        r = num / d - ((num % d != 0 && num < 0) ? 1 : 0);
-    }
+    int64_t r = reference::round_shift(acc, static_cast<unsigned>(l.shift), rounding);
     if (l.relu) r = std::max<int64_t>(r, 0);
     return static_cast<int8_t>(std::clamp<int64_t>(r, -128, 127));
 }
@@ -56,6 +52,7 @@ reference::MlaOp mla_op(const Layer& l, const ReferenceOptions& opt) {
     op.relu = l.relu;
     op.bias_en = l.bias.has_value();
     op.acc_bits = opt.acc_bits;
+    op.rounding = opt.rounding;
     return op;
 }
 
@@ -133,7 +130,7 @@ Values run_conv(const Layer& l, const Values& x, const ReferenceOptions& opt) {
     return out;
 }
 
-Values run_pool(const Layer& l, const Values& x) {
+Values run_pool(const Layer& l, const Values& x, const ReferenceOptions& opt) {
     const Shape& in = l.in_shapes.at(0);
     const Shape& os = l.out_shape;
     if (in.size() != 4 || os.size() != 4 || os[0] != in[0] || os[1] != in[1])
@@ -160,7 +157,7 @@ Values run_pool(const Layer& l, const Values& x) {
                         acc = max ? std::max(acc, v) : acc + v;
                     }
                 out[static_cast<size_t>((plane * oh + oy) * ow + ox)] =
-                    max ? static_cast<int8_t>(acc) : requantise(l, acc);
+                    max ? static_cast<int8_t>(acc) : requantise(l, acc, opt.rounding);
             }
     return out;
 }
@@ -173,6 +170,16 @@ Values run_softmax(const Layer& l, const Values& x, const ReferenceOptions& opt)
     Values out;
     out.reserve(x.size());
     for (size_t r = 0; r < x.size(); r += row) {
+        if (opt.float_softmax) {
+            // ONNX: DequantizeLinear, Softmax, QuantizeLinear (round half to even, saturate).
+            std::vector<double> v;
+            for (size_t i = r; i < r + row; ++i)
+                v.push_back(std::ldexp(static_cast<double>(x[i]), -l.in_exponents.at(0)));
+            for (double p : reference::softmax_ref(v))
+                out.push_back(static_cast<int8_t>(
+                    std::clamp(std::nearbyint(std::ldexp(p, l.out_exponent)), -128.0, 127.0)));
+            continue;
+        }
         const Values y =
             reference::softmax_int8_ref(Values(x.begin() + static_cast<std::ptrdiff_t>(r),
                                                x.begin() + static_cast<std::ptrdiff_t>(r + row)),
@@ -207,11 +214,11 @@ Values run_layer(const Layer& l, const std::vector<const Values*>& xs, const Val
             y.resize(xs[0]->size());
             if (xs[1]->size() != y.size()) fail(l, "operands differ in size");
             for (size_t i = 0; i < y.size(); ++i)
-                y[i] = requantise(l, int64_t{(*xs[0])[i]} + int64_t{(*xs[1])[i]});
+                y[i] = requantise(l, int64_t{(*xs[0])[i]} + int64_t{(*xs[1])[i]}, opt.rounding);
             break;
         case LayerKind::maxpool:
         case LayerKind::avgpool:
-            y = run_pool(l, *xs[0]);
+            y = run_pool(l, *xs[0], opt);
             break;
         case LayerKind::softmax:
             y = run_softmax(l, *xs[0], opt);
@@ -228,7 +235,7 @@ std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
     size_t inputs = 0;
     for (const Layer& l : graph.layers) {
         inputs += l.kind == LayerKind::input;
-        if (l.kind == LayerKind::softmax && !opt.exp)
+        if (l.kind == LayerKind::softmax && !opt.exp && !opt.float_softmax)
             fail(l, "the graph has a softmax: ReferenceOptions::exp is required");
     }
     if (inputs != 1)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tools/compiler/graph.h"
+#include "tools/reference/int_ops.h"
 
 namespace nmsim::compiler {
 
@@ -19,22 +20,37 @@ namespace nmsim::compiler {
 // (nmsim::spinnaker2::ExpAccel::compute).
 using ExpFn = std::function<int32_t(int32_t x_s16_15, unsigned iterations)>;
 
+// The default is the chip's arithmetic (what the run is checked against bit for bit). onnx()
+// gives ONNX semantics instead, for comparison with ONNX Runtime: QuantizeLinear rounds half to
+// even, integer MatMul/Conv accumulate in int32, Softmax is computed in floating point and
+// quantised (half to even, saturated).
 struct ReferenceOptions {
     unsigned acc_bits = 29;  // MLA accumulator width (pe.mla.acc_bits), 8..48
-    ExpFn exp;               // required when the graph has a softmax layer
+    ExpFn exp;               // required for a softmax layer (unless float_softmax)
+    reference::Rounding rounding = reference::Rounding::half_up;
+    bool float_softmax = false;  // double-precision softmax instead of the firmware's EXP one
+
+    static ReferenceOptions onnx() {
+        ReferenceOptions o;
+        o.acc_bits = 32;
+        o.rounding = reference::Rounding::half_even;
+        o.float_softmax = true;
+        return o;
+    }
 };
 
 // Runs `graph` on one input (int8, the input layer's element order: row-major / NCHW) and returns
 // every layer's output by layer name (input and output layers included), in the graph's element
 // order (row-major; NCHW for feature maps).
 //   linear, conv2d: acc = bias + sum x*w wrapped to acc_bits after every step,
-//                   y = (acc + 2^(shift-1)) >> shift, ReLU if fused, saturate to int8
+//                   y = (acc + 2^(shift-1)) >> shift (opt.rounding), ReLU if fused, saturate
 //   add:            acc = a + b, then the same requantisation
 //   avgpool:        acc = window sum (no padding), the same requantisation
 //   maxpool:        max over the window's elements inside the map (padding never wins)
 //   flatten, output: copies;  softmax: rows of the last axis, tools/reference softmax_int8_ref.
 // Throws std::invalid_argument for a graph without exactly one input layer, an input of the
-// wrong size, a softmax without opt.exp, a padded avgpool, or parameters the references reject.
+// wrong size, a softmax without opt.exp (and not float_softmax), a padded avgpool, or parameters
+// the references reject.
 std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
                                                          const std::vector<int8_t>& input,
                                                          const ReferenceOptions& opt);

@@ -1,8 +1,9 @@
 // Tiling: partitions each layer's outputs into equal tiles over worker PEs so that one part of a
 // tile fits the usable PE SRAM, and picks the worker count with a documented cost model (seed 000
 // sec. II: "equally sized tiles ... with an automated design space exploration"). Plain C++: no
-// SystemC, no models (STYLE.md §6); the MLA cycle formula of models/spinnaker2/mla/mla.h is
-// re-derived here from its documentation. See docs/compiler.md, "Tiling".
+// SystemC, no models (docs/architecture.md, principle 6); the MLA cycle formula of
+// models/spinnaker2/mla/mla.h is re-derived here from its documentation. See docs/compiler.md,
+// "Tiling".
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,10 @@
 // nmsim: the command-line front end.
-//   nmsim run SCENARIO [--set key.path=value]... [-o trace.h5] [--quiet] [--elaborate-only]
-//   nmsim params spinnaker2 [--scenario FILE] [--set ...] [--regs KIND|all] [--traces] [--check]
-//   [--csv] nmsim exec FIRMWARE.elf [--set key=value]... [--arg WORD]... nmsim bench [--quick]
+//   nmsim run SCENARIO [--set key.path=value]... [-o trace.h5 | -d DIR] [--base-dir DIR] [-q]
+//             [--elaborate-only] [--progress-interval S]
+//   nmsim params [PLATFORM] [--scenario FILE] [--set ...] [--regs KIND|all] [--traces]
+//                [--workloads [KIND]] [--check] [--csv]
+//   nmsim exec FIRMWARE.elf [--set key=value]... [--arg WORD]...
+//   nmsim bench [--quick] [--platform spinnaker2|brainscales2|all]
 //   nmsim sweep SWEEP.yaml [-j N] [--backend local|slurm] [-o DIR] [--dry-run] [--collect]
 //   nmsim --version
 // Exit status: 0 success, 1 the simulation or a check failed, 2 bad input (usage, scenario,
@@ -11,19 +14,22 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "models/common/register_bank.h"
 #include "nmsim/hw/regdef.h"
-#include "platforms/brainscales2/bench.h"
-#include "platforms/brainscales2/run.h"
-#include "platforms/spinnaker2/bench.h"
-#include "platforms/spinnaker2/run.h"
-#include "platforms/spinnaker2/run_chip.h"
+#include "nmsim/trace/sink.h"
+#include "platforms/brainscales2/params.h"
+#include "platforms/common/host_program.h"
+#include "platforms/spinnaker2/params.h"
 #include "platforms/spinnaker2/run_elf.h"
+#include "tools/bench/bss2_bench.h"
+#include "tools/bench/spinnaker2_bench.h"
 #include "tools/scenario/scenario.h"
+#include "tools/scenario/text.h"
 #include "tools/sweep/sweep.h"
 
 #ifndef NMSIM_VERSION
@@ -37,9 +43,18 @@ namespace {
 
 using namespace nmsim;
 
+// Where built-in firmware names are looked up, in order: $NMSIM_FIRMWARE_DIR, the installed
+// firmware next to the binary (<prefix>/share/nmsim/firmware for <prefix>/bin/nmsim), the
+// build tree's firmware directory.
 std::vector<std::string> firmware_dirs() {
     std::vector<std::string> dirs;
     if (const char* env = std::getenv("NMSIM_FIRMWARE_DIR")) dirs.emplace_back(env);
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const auto installed = exe.parent_path().parent_path() / "share" / "nmsim" / "firmware";
+        if (std::filesystem::is_directory(installed, ec)) dirs.push_back(installed.string());
+    }
     dirs.emplace_back(NMSIM_FIRMWARE_DIR);
     return dirs;
 }
@@ -55,21 +70,33 @@ int report_scenario_error(const scenario::ScenarioError& e) {
     return 2;
 }
 
-int cmd_run(const std::string& path, const std::vector<std::string>& sets, const std::string& out,
-            bool quiet, bool elaborate_only, const std::string& argv) {
+struct RunArgs {
+    std::string scenario, out, run_dir, base_dir;
+    std::vector<std::string> sets;
+    bool quiet = false, elaborate_only = false;
+    double progress_interval_s = 10.0;
+};
+
+int cmd_run(const RunArgs& a, const std::string& argv) {
+    if (!a.out.empty() && !a.run_dir.empty()) {
+        std::cerr << "nmsim: error: give -o (a trace file) or -d (a run directory), not both\n";
+        return 2;
+    }
     try {
         scenario::LoadOptions lo;
-        lo.sets = sets;
+        lo.sets = a.sets;
         lo.firmware_dirs = firmware_dirs();
-        const scenario::Scenario s = scenario::load(path, lo);
-        spinnaker2::RunOptions o;
-        o.trace_path = out;
+        lo.base_dir = a.base_dir;
+        const scenario::Scenario s = scenario::load(a.scenario, lo);
+        for (const auto& w : s.warnings) std::cerr << w.str() << "\n";
+        run::RunOptions o;
+        o.trace_path = a.out;
+        o.run_dir = a.run_dir;
         o.argv = argv;
-        o.quiet = quiet;
-        o.elaborate_only = elaborate_only;
-        const auto r = s.platform_kind == "brainscales2"
-                           ? bss2::run_bss2_scenario(s, o, std::cout, std::cerr)
-                           : spinnaker2::run_scenario(s, o, std::cout, std::cerr);
+        o.quiet = a.quiet;
+        o.elaborate_only = a.elaborate_only;
+        o.progress_interval_s = a.progress_interval_s;
+        const auto r = run::run_scenario(s, o, std::cout, std::cerr);
         return r.ok ? 0 : 1;
     } catch (const scenario::ScenarioError& e) {
         return report_scenario_error(e);
@@ -77,6 +104,31 @@ int cmd_run(const std::string& path, const std::vector<std::string>& sets, const
         std::cerr << "nmsim: error: " << e.what() << "\n";
         return 2;
     }
+}
+
+// Every workload kind with its platforms and keys (or one kind's keys).
+int print_workloads(const std::string& kind) {
+    const auto& kinds = scenario::workload_schemas();
+    bool found = kind.empty() || kind == "all";
+    for (const auto* k : kinds) found = found || k->name == kind;
+    if (!found) {
+        std::cerr << "nmsim: error: no workload kind \"" << kind
+                  << "\" (valid: " << scenario::join(scenario::workload_names(), ", ") << ")\n";
+        return 2;
+    }
+    for (const auto* k : kinds) {
+        if (!kind.empty() && kind != "all" && k->name != kind) continue;
+        std::cout << "workload." << k->name << "  (platform " << scenario::join(k->platforms, ", ")
+                  << ")\n    " << k->doc << "\n";
+        if (kind.empty()) continue;
+        for (const auto& d : k->keys)
+            std::cout << "  " << k->name << "." << d.key << " = " << d.default_value << "   ["
+                      << d.type << "]\n    " << d.doc << "\n";
+    }
+    if (kind.empty())
+        std::cout << "(nmsim params --workloads KIND lists a kind's keys; scenarios/README.md "
+                     "describes them)\n";
+    return 0;
 }
 
 void print_regs(const std::string& kind) {
@@ -110,10 +162,17 @@ std::string csv(const std::string& s) {
 
 int cmd_params(const std::string& platform, const std::string& scenario_path,
                const std::vector<std::string>& sets, const std::string& regs, bool traces,
-               bool check, bool as_csv) {
+               bool check, bool as_csv, const std::string* workloads) {
+    if (workloads) return print_workloads(*workloads);
     // "spinnaker2" is the PE platform (kind spinnaker2_pe); a --scenario's kind wins.
-    if (platform != "spinnaker2" && platform != "spinnaker2_pe" && platform != "spinnaker2_chip" &&
-        platform != "brainscales2") {
+    if (platform.empty() && regs.empty() && !traces && !check) {
+        std::cerr << "nmsim: error: params needs a platform (spinnaker2 = spinnaker2_pe, "
+                     "spinnaker2_chip, brainscales2) or one of --regs, --traces, --workloads, "
+                     "--check\n";
+        return 2;
+    }
+    if (!platform.empty() && platform != "spinnaker2" && platform != "spinnaker2_pe" &&
+        platform != "spinnaker2_chip" && platform != "brainscales2") {
         std::cerr << "nmsim: error: unknown platform \"" << platform
                   << "\" (valid: spinnaker2 = spinnaker2_pe, spinnaker2_chip, brainscales2)\n";
         return 2;
@@ -142,6 +201,11 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
             problems.push_back("chip: " + p);
         for (auto& p : check_registry(registry_of<bss2::ChipParams>()))
             problems.push_back("brainscales2: " + p);
+        for (const auto* k : scenario::workload_schemas())
+            for (const auto& d : k->keys)
+                if (d.doc.empty() || d.type.empty() || d.default_value.empty())
+                    problems.push_back("workload." + k->name + "." + d.key +
+                                       ": key without doc, type or default");
         for (const auto* s : trace::schema_registry())
             for (const auto& c : s->columns)
                 if (c.doc.empty())
@@ -175,13 +239,13 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
                     scenario::ParamOverride{kv.substr(0, eq), kv.substr(eq + 1), {"--set", 0, 0}});
             }
         }
-        std::vector<spinnaker2::ParamValue> rows;
+        std::vector<run::ParamValue> rows;
         if (s.platform_kind == "spinnaker2_chip")
             spinnaker2::resolve_chip_params(s, &rows);
         else if (s.platform_kind == "brainscales2")
             bss2::resolve_bss2_params(s, &rows);
         else
-            spinnaker2::resolve_params(s, &rows);
+            spinnaker2::resolve_pe_params(s, &rows);
         if (as_csv) {
             std::cout << "name,value,unit,type,origin,source,doc\n";
             for (const auto& r : rows)
@@ -246,16 +310,24 @@ int main(int argc, char** argv) {
 
     auto* run =
         app.add_subcommand("run", "run a scenario: simulate, check the results, write the trace");
-    std::string scenario_path, out;
-    std::vector<std::string> sets;
-    bool quiet = false, elaborate_only = false;
-    run->add_option("scenario", scenario_path, "scenario YAML file")->required();
-    run->add_option("--set", sets,
+    RunArgs ra;
+    run->add_option("scenario", ra.scenario, "scenario YAML file")->required();
+    run->add_option("--set", ra.sets,
                     "override: platform parameter (pe.mla.acc_bits=24) or scenario key (seed=3)");
-    run->add_option("-o,--output", out,
+    run->add_option("-o,--output", ra.out,
                     "trace file (default: the scenario's trace.file or <name>.h5)");
-    run->add_flag("-q,--quiet", quiet, "no report and no console echo (errors are still printed)");
-    run->add_flag("--elaborate-only", elaborate_only,
+    run->add_option("-d,--run-dir", ra.run_dir,
+                    "run directory: trace.h5, config.yaml, params.yaml, stats.txt, stats.json, "
+                    "report.txt");
+    run->add_option("--base-dir", ra.base_dir,
+                    "resolve the scenario's relative paths against this directory instead of the "
+                    "scenario file's");
+    run->add_option("--progress-interval", ra.progress_interval_s,
+                    "seconds between progress lines when stderr is not a terminal (default 10)")
+        ->check(CLI::PositiveNumber);
+    run->add_flag("-q,--quiet", ra.quiet,
+                  "no report, no console echo, no progress (errors are still printed)");
+    run->add_flag("--elaborate-only", ra.elaborate_only,
                   "check the scenario, parameters, firmware and buffer layout, print the layout, "
                   "do not simulate");
 
@@ -264,10 +336,13 @@ int main(int argc, char** argv) {
     std::string platform, pscenario, regs;
     std::vector<std::string> psets;
     bool check = false, as_csv = false, traces = false;
-    params
-        ->add_option("platform", platform,
-                     "platform: spinnaker2 (= spinnaker2_pe), spinnaker2_chip or brainscales2")
-        ->required();
+    params->add_option("platform", platform,
+                       "platform: spinnaker2 (= spinnaker2_pe), spinnaker2_chip or brainscales2");
+    std::string workloads_kind;
+    auto* workloads_opt = params
+                              ->add_option("--workloads", workloads_kind,
+                                           "list the workload kinds, or the keys of one kind")
+                              ->expected(0, 1);
     params->add_option("--scenario", pscenario,
                        "show effective values and their origins for this scenario");
     params->add_option("--set", psets, "parameter override, as for run");
@@ -313,9 +388,10 @@ int main(int argc, char** argv) {
         const int rc = app.exit(e);
         return rc == 0 ? 0 : 2;
     }
-    if (*run)
-        return cmd_run(scenario_path, sets, out, quiet, elaborate_only, join_argv(argc, argv));
-    if (*params) return cmd_params(platform, pscenario, psets, regs, traces, check, as_csv);
+    if (*run) return cmd_run(ra, join_argv(argc, argv));
+    if (*params)
+        return cmd_params(platform, pscenario, psets, regs, traces, check, as_csv,
+                          *workloads_opt ? &workloads_kind : nullptr);
     if (*exec) return cmd_exec(elf, esets, eargs);
     if (*sweep) {
         if (*point_opt) so.point = sweep_point;

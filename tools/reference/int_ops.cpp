@@ -63,10 +63,10 @@ int64_t floor_div_pow2(int64_t x, unsigned s) {
     return q;
 }
 
-// Requantisation of one accumulator value: round half up, ReLU, accumulate, saturate.
+// Requantisation of one accumulator value: round (half up on the MLA), ReLU, accumulate,
+// saturate.
 int32_t finish(const MlaOp& op, int64_t acc, size_t out_index, const std::vector<int32_t>& c_old) {
-    int64_t r = acc;
-    if (op.shift > 0) r = floor_div_pow2(acc + (int64_t{1} << (op.shift - 1)), op.shift);
+    int64_t r = round_shift(acc, op.shift, op.rounding);
     if (op.relu && r < 0) r = 0;
     if (op.accumulate) r = r + c_old[out_index];
     const Bounds b = result_bounds(op.out);
@@ -76,6 +76,16 @@ int32_t finish(const MlaOp& op, int64_t acc, size_t out_index, const std::vector
 }
 
 }  // namespace
+
+int64_t round_shift(int64_t acc, unsigned shift, Rounding r) {
+    if (shift == 0) return acc;
+    if (r == Rounding::half_up) return floor_div_pow2(acc + (int64_t{1} << (shift - 1)), shift);
+    const int64_t q = floor_div_pow2(acc, shift);
+    const int64_t rem = acc - q * (int64_t{1} << shift);  // 0 <= rem < 2^shift
+    const int64_t half = int64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (q & 1) != 0)) return q + 1;
+    return q;
+}
 
 uint32_t MlaOp::out_h() const {
     require(stride > 0 && uint64_t{ifm_h} + 2ull * pad >= ker_h, "conv height");

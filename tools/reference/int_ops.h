@@ -17,6 +17,9 @@
 namespace nmsim::reference {
 
 enum class MlaMode { matmul, conv2d };
+// Rounding of the requantisation shift: the MLA rounds half up (floor((acc + 2^(s-1)) / 2^s));
+// ONNX QuantizeLinear rounds half to even. The second exists to compare with ONNX semantics.
+enum class Rounding { half_up, half_even };
 enum class MlaOutPrec { int8, int16, int32 };
 
 // One MLA operation: the register settings in typed form.
@@ -31,6 +34,7 @@ struct MlaOp {
     bool bias_en = false;
     bool accumulate = false;
     unsigned acc_bits = 29;  // 8..48
+    Rounding rounding = Rounding::half_up;
     // matmul: A[m][k], B[k][n], C[m][n]
     uint32_t m = 1, k = 1, n = 1;
     // conv2d: A[ifm_h][ifm_w][ifm_c], B[ker_h][ker_w][ifm_c][ofm_c], C[out_h][out_w][ofm_c]
@@ -67,6 +71,9 @@ std::vector<uint8_t> encode_results(const std::vector<int32_t>& values, MlaOutPr
 
 // `value` reduced to `bits` bits in two's complement (bits 1..63).
 int64_t wrap_twos_complement(int64_t value, unsigned bits);
+
+// acc / 2^shift rounded as `r` (shift 0: acc).
+int64_t round_shift(int64_t acc, unsigned shift, Rounding r);
 
 // Softmax in double precision (max-subtracted); empty in, empty out.
 std::vector<double> softmax_ref(const std::vector<double>& x);

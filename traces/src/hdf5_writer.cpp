@@ -558,6 +558,15 @@ void Hdf5Writer::write_outcome(const std::string& status, const std::string& mes
     write_rows(m_run, m_run_type, 0, row.data(), 1);
 }
 
+std::vector<CounterRow> Hdf5Writer::counters() const {
+    std::vector<CounterRow> out;
+    out.reserve(m_counters.size());
+    for (const CounterValue& v : m_counters)
+        out.push_back({m_components.at(v.component), m_counter_lut.at(v.lut).first,
+                       m_counter_lut.at(v.lut).second, v.value});
+    return out;
+}
+
 void Hdf5Writer::finish(const std::string& status, const std::string& message, uint64_t sim_time_ps,
                         double wall_seconds) {
     if (status != "ok" && status != "error")

@@ -2,6 +2,7 @@
 // (every source event reaches exactly the synapses its connections ask for), the two scenarios
 // (feed-forward rates rise with the input rate; the winner-take-all ring lets the strongly driven
 // segment win), determinism, the chip link's cap on the input rate, and bad input.
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn in the configuration test
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,18 +14,25 @@
 #include "models/common/sim_error.h"
 #include "models/common/sim_kernel.h"
 #include "platforms/brainscales2/chip.h"
-#include "platforms/brainscales2/run.h"
+#include "platforms/common/host_program.h"
 #include "tests/support/systemc_fixture.h"
 #include "tools/compiler/bss2/graph.h"
 #include "tools/compiler/bss2/lowering.h"
 #include "tools/compiler/bss2/network.h"
 #include "tools/compiler/bss2/placement.h"
+#include "workloads/bss2/host.h"
 
 namespace nmsim::bss2 {
 namespace {
 
 namespace cb = nmsim::compiler::bss2;
 namespace fs = std::filesystem;
+using workloads::bss2::Bss2RunSummary;
+using workloads::bss2::Bss2Workload;
+using workloads::bss2::PopulationStats;
+
+// The scenario's bss2 section, to edit.
+Bss2Workload& bss2_of(scenario::Scenario& s) { return s.workload.as<Bss2Workload>(); }
 
 // --- the compiler's configuration on the models ---
 
@@ -194,12 +202,13 @@ std::string tmp(const std::string& name) {
 }
 
 Bss2RunSummary run(const scenario::Scenario& s, const std::string& trace, bool* ok = nullptr) {
-    spinnaker2::RunOptions o;
+    run::RunOptions o;
     o.quiet = true;
     o.trace_path = trace;
     std::ostringstream out, err;
-    Bss2RunSummary sum;
-    const auto r = run_bss2_scenario(s, o, out, err, &sum);
+    workloads::bss2::Bss2Host host;
+    const auto r = run::run_scenario(s, o, out, err, host);
+    const Bss2RunSummary sum = host.summary();
     if (ok)
         *ok = r.ok;
     else
@@ -209,8 +218,8 @@ Bss2RunSummary run(const scenario::Scenario& s, const std::string& trace, bool* 
 
 TEST(Bss2Scenario, FeedforwardOutputRateRisesWithInputRate) {
     auto s = load("bss2_feedforward.yaml", {"workload.bss2.runtime_us=300"});
-    s.bss2->madc.reset();
-    s.bss2->dot.clear();
+    bss2_of(s).madc.reset();
+    bss2_of(s).dot.clear();
     const auto sum = run(s, tmp("ff.h5"));
     const PopulationStats* exc = nullptr;
     const PopulationStats* in = nullptr;
@@ -241,7 +250,7 @@ TEST(Bss2Scenario, FeedforwardOutputRateRisesWithInputRate) {
 
 TEST(Bss2Scenario, WinnerTakeAllSegmentWithStrongInputWins) {
     auto s = load("bss2_recurrent_wta.yaml", {"workload.bss2.runtime_us=500"});
-    s.bss2->dot.clear();
+    bss2_of(s).dot.clear();
     const auto sum = run(s, tmp("wta.h5"));
     const PopulationStats& ring = sum.populations.at(0);
     const PopulationStats& pool = sum.populations.at(1);
@@ -254,7 +263,7 @@ TEST(Bss2Scenario, WinnerTakeAllSegmentWithStrongInputWins) {
 
 TEST(Bss2Scenario, SameSeedSameResultOtherSeedOther) {
     auto s = load("bss2_recurrent_wta.yaml", {"workload.bss2.runtime_us=200"});
-    s.bss2->dot.clear();
+    bss2_of(s).dot.clear();
     const auto a = run(s, tmp("det_a.h5"));
     const auto b = run(s, tmp("det_b.h5"));
     EXPECT_EQ(a.output_hash, b.output_hash);
@@ -272,10 +281,10 @@ TEST(Bss2Scenario, SameSeedSameResultOtherSeedOther) {
 // tests/models/brainscales2/fpga). A faster link shortens the run.
 TEST(Bss2Scenario, InputRateIsCappedByTheChipLink) {
     auto s = load("bss2_feedforward.yaml", {"workload.bss2.runtime_us=100"});
-    s.bss2->runs.resize(1);
-    s.bss2->runs[0].inputs[0].rate_hz = 10e6;
-    s.bss2->madc.reset();
-    s.bss2->dot.clear();
+    bss2_of(s).runs.resize(1);
+    bss2_of(s).runs[0].inputs[0].rate_hz = 10e6;
+    bss2_of(s).madc.reset();
+    bss2_of(s).dot.clear();
     const auto sum = run(s, tmp("cap.h5"));
     const double cap = 1e9 / 8 * 2;  // events per second
     const double rate = static_cast<double>(sum.input_spikes) / (sum.realtime_us * 1e-6);
@@ -292,7 +301,7 @@ TEST(Bss2Scenario, InputRateIsCappedByTheChipLink) {
     EXPECT_LE(static_cast<double>(fast.input_spikes) / (fast.realtime_us * 1e-6), 2 * cap);
     // A link that is fast enough does not stretch the run.
     auto s3 = s;
-    s3.bss2->runs[0].inputs[0].rate_hz = 100e3;
+    bss2_of(s3).runs[0].inputs[0].rate_hz = 100e3;
     const auto slow = run(s3, tmp("cap3.h5"));
     EXPECT_NEAR(slow.realtime_us, 100.0, 0.1);
 }
@@ -301,15 +310,15 @@ TEST(Bss2Scenario, UnroutableNetworkNamesThePopulation) {
     const fs::path net = tmp("too_big.yaml");
     std::ofstream(net) << "populations:\n  - {name: huge, kind: internal, size: 600}\n";
     auto s = load("bss2_feedforward.yaml");
-    s.bss2->network = net.string();
-    s.bss2->runs = {scenario::Bss2Run{}};
-    s.bss2->madc.reset();
-    s.bss2->dot.clear();
-    spinnaker2::RunOptions o;
+    bss2_of(s).network = net.string();
+    bss2_of(s).runs = {workloads::bss2::Run{}};
+    bss2_of(s).madc.reset();
+    bss2_of(s).dot.clear();
+    run::RunOptions o;
     o.quiet = true;
     std::ostringstream out, err;
     try {
-        run_bss2_scenario(s, o, out, err);
+        run::run_scenario(s, o, out, err);
         FAIL() << "expected an error";
     } catch (const std::exception& e) {
         EXPECT_NE(std::string(e.what()).find("huge"), std::string::npos) << e.what();
@@ -319,13 +328,13 @@ TEST(Bss2Scenario, UnroutableNetworkNamesThePopulation) {
 
 TEST(Bss2Scenario, InputForAnOnChipPopulationIsAnError) {
     auto s = load("bss2_feedforward.yaml");
-    s.bss2->runs[0].inputs[0].population = "exc";
-    s.bss2->dot.clear();
-    spinnaker2::RunOptions o;
+    bss2_of(s).runs[0].inputs[0].population = "exc";
+    bss2_of(s).dot.clear();
+    run::RunOptions o;
     o.quiet = true;
     std::ostringstream out, err;
     try {
-        run_bss2_scenario(s, o, out, err);
+        run::run_scenario(s, o, out, err);
         FAIL() << "expected an error";
     } catch (const scenario::ScenarioError& e) {
         ASSERT_EQ(e.errors().size(), 1u);

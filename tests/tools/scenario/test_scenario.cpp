@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "workloads/bss2/spec.h"
+#include "workloads/dnn/spec.h"
+#include "workloads/pe/spec.h"
+
 #include <unistd.h>
 #include <algorithm>
 #include <cstdint>
@@ -18,6 +22,20 @@ namespace nmsim::scenario {
 namespace {
 
 namespace fs = std::filesystem;
+using workloads::bss2::Bss2Workload;
+using workloads::dnn::DnnWorkload;
+using workloads::pe::Buffer;
+using workloads::pe::BufferInit;
+using workloads::pe::CoreLoad;
+using workloads::pe::DType;
+using workloads::pe::PeWorkload;
+using workloads::pe::Placement;
+
+// A scenario's workload section as its kind's spec.
+const PeWorkload& pe(const Scenario& s) { return s.workload.as<PeWorkload>(); }
+PeWorkload& pe(Scenario& s) { return s.workload.as<PeWorkload>(); }
+DnnWorkload& dnn(Scenario& s) { return s.workload.as<DnnWorkload>(); }
+const Bss2Workload& bss2(const Scenario& s) { return s.workload.as<Bss2Workload>(); }
 
 const fs::path kData = NMSIM_SCENARIO_TEST_DATA;
 
@@ -101,8 +119,8 @@ TEST(ScenarioFormat, OriginAndErrorStrings) {
     EXPECT_EQ((Origin{"--set", 0, 0}.str()), "--set");
     EXPECT_EQ((Origin{"x.yaml", 0, 0}.str()), "x.yaml");
     ConfigError e =
-        make_error("a.yaml", 3, 9, "workload.buffers.x.dtype", "expected int8, got \"q\"");
-    EXPECT_EQ(e.str(), "a.yaml:3:9: error: workload.buffers.x.dtype: expected int8, got \"q\"");
+        make_error("a.yaml", 3, 9, "workload.pe.buffers.x.dtype", "expected int8, got \"q\"");
+    EXPECT_EQ(e.str(), "a.yaml:3:9: error: workload.pe.buffers.x.dtype: expected int8, got \"q\"");
     ConfigError k = make_error("a.yaml", 1, 1, "", "malformed YAML: x");
     EXPECT_EQ(k.str(), "a.yaml:1:1: error: malformed YAML: x");
 }
@@ -126,13 +144,13 @@ TEST(ScenarioFormat, DTypeTable) {
                                                      {"uint16", 2}, {"int32", 4}, {"uint32", 4},
                                                      {"float32", 4}};
     for (const auto& [name, size] : expect) {
-        auto t = parse_dtype(name);
+        auto t = workloads::pe::parse_dtype(name);
         ASSERT_TRUE(t.has_value()) << name;
-        EXPECT_STREQ(dtype_name(*t), name);
-        EXPECT_EQ(dtype_size(*t), size) << name;
+        EXPECT_STREQ(workloads::pe::dtype_name(*t), name);
+        EXPECT_EQ(workloads::pe::dtype_size(*t), size) << name;
     }
-    EXPECT_FALSE(parse_dtype("int9").has_value());
-    EXPECT_FALSE(parse_dtype("i8").has_value());
+    EXPECT_FALSE(workloads::pe::parse_dtype("int9").has_value());
+    EXPECT_FALSE(workloads::pe::parse_dtype("i8").has_value());
 }
 
 TEST(Scenario, LoadsCompleteFile) {
@@ -160,9 +178,9 @@ TEST(Scenario, LoadsCompleteFile) {
     EXPECT_EQ(s.params[2].path, "clock.pe");
     EXPECT_EQ(s.params[2].value, "150 MHz");
 
-    EXPECT_EQ(s.buffer_order, (std::vector<std::string>{"x", "w", "b", "y", "e", "f"}));
-    ASSERT_EQ(s.buffers.size(), 6u);
-    const Buffer& x = s.buffers.at("x");
+    EXPECT_EQ(pe(s).buffer_order, (std::vector<std::string>{"x", "w", "b", "y", "e", "f"}));
+    ASSERT_EQ(pe(s).buffers.size(), 6u);
+    const Buffer& x = pe(s).buffers.at("x");
     EXPECT_EQ(x.name, "x");
     EXPECT_EQ(x.dtype, DType::i8);
     EXPECT_EQ(x.shape, (std::vector<uint64_t>{1, 8}));
@@ -172,19 +190,19 @@ TEST(Scenario, LoadsCompleteFile) {
     EXPECT_EQ(x.init.kind, BufferInit::Kind::random);
     EXPECT_EQ(x.init.lo, -128);
     EXPECT_EQ(x.init.hi, 127);
-    EXPECT_EQ(x.origin.str(), file + ":14:5");
+    EXPECT_EQ(x.origin.str(), file + ":15:7");
     EXPECT_EQ(x.bytes(), 8u);
-    EXPECT_EQ(s.buffers.at("w").bytes(), 32u);
+    EXPECT_EQ(pe(s).buffers.at("w").bytes(), 32u);
 
-    const Buffer& b = s.buffers.at("b");
+    const Buffer& b = pe(s).buffers.at("b");
     EXPECT_EQ(b.dtype, DType::i32);
     EXPECT_EQ(b.init.kind, BufferInit::Kind::values);
     EXPECT_EQ(b.init.values, (std::vector<double>{1, -2, 16, 2147483647}));
     EXPECT_EQ(b.bytes(), 16u);
 
-    EXPECT_EQ(s.buffers.at("y").init.kind, BufferInit::Kind::zeros);
+    EXPECT_EQ(pe(s).buffers.at("y").init.kind, BufferInit::Kind::zeros);
 
-    const Buffer& e = s.buffers.at("e");
+    const Buffer& e = pe(s).buffers.at("e");
     EXPECT_EQ(e.dtype, DType::u8);
     EXPECT_EQ(e.at.kind, Placement::Kind::ext);
     ASSERT_TRUE(e.at.address.has_value());
@@ -192,18 +210,18 @@ TEST(Scenario, LoadsCompleteFile) {
     EXPECT_EQ(e.init.kind, BufferInit::Kind::file);
     EXPECT_EQ(fs::path(e.init.file), fs::absolute(kData / "e.bin").lexically_normal());
 
-    const Buffer& f = s.buffers.at("f");
+    const Buffer& f = pe(s).buffers.at("f");
     EXPECT_EQ(f.dtype, DType::f32);
     EXPECT_EQ(f.at.pe, 1u);
     EXPECT_EQ(*f.at.address, 0x1000u);
     EXPECT_EQ(f.init.values, (std::vector<double>{0.1, -2500.0}));
 
-    ASSERT_EQ(s.cores.size(), 2u);
-    const CoreLoad& c0 = s.cores[0];
+    ASSERT_EQ(pe(s).cores.size(), 2u);
+    const CoreLoad& c0 = pe(s).cores[0];
     EXPECT_EQ(c0.pe, 0u);
     EXPECT_EQ(c0.firmware, "mla_fc");
     EXPECT_EQ(fs::path(c0.firmware_path), fs::absolute(kData / "fw" / "mla_fc.elf"));
-    EXPECT_EQ(c0.origin.str(), file + ":21:7");
+    EXPECT_EQ(c0.origin.str(), file + ":22:9");
     const std::vector<std::string> names = {"x", "w", "bias",  "y",     "m",
                                             "k", "n", "shift", "flags", "neg"};
     ASSERT_EQ(c0.args.size(), names.size());
@@ -215,28 +233,28 @@ TEST(Scenario, LoadsCompleteFile) {
     EXPECT_EQ(c0.args[5].buffer, "");
     EXPECT_EQ(c0.args[8].value, 1u);
     EXPECT_EQ(c0.args[9].value, 0xFFFFFFFFu);  // -1, two's complement
-    EXPECT_EQ(c0.args[0].origin.str(), file + ":23:17");
-    const CoreLoad& c1 = s.cores[1];
+    EXPECT_EQ(c0.args[0].origin.str(), file + ":24:19");
+    const CoreLoad& c1 = pe(s).cores[1];
     EXPECT_EQ(c1.pe, 1u);
     EXPECT_EQ(c1.firmware, "fw/custom.elf");
     EXPECT_EQ(fs::path(c1.firmware_path), fs::absolute(kData / "fw" / "custom.elf"));
     EXPECT_TRUE(c1.args.empty());
 
-    ASSERT_EQ(s.checks.size(), 3u);
-    EXPECT_EQ(s.checks[0].kind, "reference");
-    EXPECT_EQ(s.checks[0].buffer, "y");
-    EXPECT_EQ(s.checks[0].op.at("fn"), "mla_matmul");
-    EXPECT_EQ(s.checks[0].op.at("bias"), "b");
-    EXPECT_EQ(s.checks[0].op.at("relu"), "true");
-    EXPECT_EQ(s.checks[0].op.at("out"), "int8");
-    EXPECT_EQ(s.checks[0].op.size(), 10u);
-    EXPECT_EQ(s.checks[1].kind, "equal");
-    EXPECT_EQ(s.checks[1].expect, "x");
-    EXPECT_TRUE(s.checks[1].op.empty());
-    EXPECT_EQ(s.checks[2].kind, "allclose");
-    EXPECT_DOUBLE_EQ(s.checks[2].atol, 0.001);
-    EXPECT_EQ(s.checks[2].op.at("in_scale"), "3.0517578125e-05");
-    EXPECT_EQ(s.checks[2].origin.str(), file + ":29:5");
+    ASSERT_EQ(pe(s).checks.size(), 3u);
+    EXPECT_EQ(pe(s).checks[0].kind, "reference");
+    EXPECT_EQ(pe(s).checks[0].buffer, "y");
+    EXPECT_EQ(pe(s).checks[0].op.at("fn"), "mla_matmul");
+    EXPECT_EQ(pe(s).checks[0].op.at("bias"), "b");
+    EXPECT_EQ(pe(s).checks[0].op.at("relu"), "true");
+    EXPECT_EQ(pe(s).checks[0].op.at("out"), "int8");
+    EXPECT_EQ(pe(s).checks[0].op.size(), 10u);
+    EXPECT_EQ(pe(s).checks[1].kind, "equal");
+    EXPECT_EQ(pe(s).checks[1].expect, "x");
+    EXPECT_TRUE(pe(s).checks[1].op.empty());
+    EXPECT_EQ(pe(s).checks[2].kind, "allclose");
+    EXPECT_DOUBLE_EQ(pe(s).checks[2].atol, 0.001);
+    EXPECT_EQ(pe(s).checks[2].op.at("in_scale"), "3.0517578125e-05");
+    EXPECT_EQ(pe(s).checks[2].origin.str(), file + ":30:9");
 
     EXPECT_EQ(s.trace.file, "out.h5");
     EXPECT_FALSE(s.trace.events);
@@ -255,10 +273,10 @@ TEST_F(ScenarioTest, DefaultsAreFilled) {
     EXPECT_EQ(s.trace.file, "my_run.h5");
     EXPECT_TRUE(s.trace.events);
     EXPECT_TRUE(s.trace.console_stdout);
-    ASSERT_EQ(s.cores.size(), 1u);
-    EXPECT_EQ(s.cores[0].pe, 0u);
-    EXPECT_TRUE(s.checks.empty());
-    const Buffer& z = s.buffers.at("z");
+    ASSERT_EQ(pe(s).cores.size(), 1u);
+    EXPECT_EQ(pe(s).cores[0].pe, 0u);
+    EXPECT_TRUE(pe(s).checks.empty());
+    const Buffer& z = pe(s).buffers.at("z");
     EXPECT_EQ(z.at.kind, Placement::Kind::sram);
     EXPECT_EQ(z.at.pe, 0u);
     EXPECT_EQ(z.init.kind, BufferInit::Kind::zeros);
@@ -315,7 +333,9 @@ TEST_F(ScenarioTest, EmptyFileReportsMissingRequiredKeys) {
     EXPECT_EQ(errs[0].key, "platform.kind");
     EXPECT_EQ(errs[0].message, "missing required key");
     EXPECT_EQ(errs[0].origin.line, 1);
-    EXPECT_EQ(errs[1].key, "workload.cores");
+    EXPECT_EQ(errs[1].key, "workload");
+    EXPECT_EQ(errs[1].message,
+              "missing required key: a map with one workload kind (pe, dnn, bss2)");
 }
 
 TEST_F(ScenarioTest, MissingRequiredKeys) {
@@ -326,7 +346,7 @@ TEST_F(ScenarioTest, MissingRequiredKeys) {
         "  buffers: {}\n");
     ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() + ":2:3: error: platform.kind: missing required key");
-    EXPECT_EQ(errs[1].str(), path() + ":4:3: error: workload.cores: missing required key");
+    EXPECT_EQ(errs[1].str(), path() + ":4:3: error: workload.pe.cores: missing required key");
 
     auto errs2 = errors_of(
         "platform: {kind: spinnaker2_pe}\n"
@@ -334,7 +354,8 @@ TEST_F(ScenarioTest, MissingRequiredKeys) {
         "  cores:\n"
         "    - pe: 3\n"
         "      args: {n: 1}\n");
-    EXPECT_EQ(only_error(errs2, path(), 4, 7, "workload.cores.0.firmware"), "missing required key");
+    EXPECT_EQ(only_error(errs2, path(), 4, 7, "workload.pe.cores.0.firmware"),
+              "missing required key");
 }
 
 TEST_F(ScenarioTest, UnknownKeysListValidKeysAndSuggest) {
@@ -346,12 +367,12 @@ TEST_F(ScenarioTest, UnknownKeysListValidKeysAndSuggest) {
     ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(),
               path() +
-                  ":6:9: error: workload.buffers.x.dtpye: unknown key \"dtpye\"; did you "
+                  ":6:9: error: workload.pe.buffers.x.dtpye: unknown key \"dtpye\"; did you "
                   "mean \"dtype\"? (valid keys: dtype, shape, at, address, init)");
     EXPECT_EQ(errs[1].str(),
               path() +
                   ":7:1: error: sede: unknown key \"sede\"; did you mean \"seed\"? (valid "
-                  "keys: name, description, seed, platform, workload, checks, trace)");
+                  "keys: name, description, seed, platform, workload, trace)");
 
     // Nothing close: no suggestion, only the list.
     auto errs2 = errors_of(std::string(kMinimal) + "trace: {zzzzzzzz: 1}\n");
@@ -363,7 +384,7 @@ TEST_F(ScenarioTest, DtypeDidYouMean) {
     auto errs = errors_of(std::string(kMinimal) +
                           "  buffers:\n"
                           "    x: {dtype: int9, shape: [4]}\n");
-    EXPECT_EQ(only_error(errs, path(), 6, 16, "workload.buffers.x.dtype"),
+    EXPECT_EQ(only_error(errs, path(), 6, 16, "workload.pe.buffers.x.dtype"),
               "expected int8|uint8|int16|uint16|int32|uint32|float32, got \"int9\" (did you mean "
               "\"int8\"?)");
 }
@@ -387,19 +408,19 @@ TEST_F(ScenarioTest, ShapeErrors) {
                           "    d: {dtype: int32, shape: [65536, 65536]}\n");
     ASSERT_EQ(errs.size(), 6u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":6:29: error: workload.buffers.a.shape: expected a non-empty "
+                                 ":6:29: error: workload.pe.buffers.a.shape: expected a non-empty "
                                  "list of positive integers, got \"4\"");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":7:29: error: workload.buffers.b.shape: expected a non-empty "
+                                 ":7:29: error: workload.pe.buffers.b.shape: expected a non-empty "
                                  "list of positive integers, got an empty list");
     EXPECT_EQ(errs[2].str(), path() +
-                                 ":8:33: error: workload.buffers.c.shape.1: expected a "
+                                 ":8:33: error: workload.pe.buffers.c.shape.1: expected a "
                                  "positive integer dimension, got \"0\"");
-    EXPECT_EQ(errs[3].key, "workload.buffers.c.shape.2");
+    EXPECT_EQ(errs[3].key, "workload.pe.buffers.c.shape.2");
     EXPECT_EQ(errs[3].origin.col, 36);
-    EXPECT_EQ(errs[4].key, "workload.buffers.c.shape.3");
+    EXPECT_EQ(errs[4].key, "workload.pe.buffers.c.shape.3");
     EXPECT_EQ(errs[4].origin.col, 40);
-    EXPECT_EQ(errs[5].key, "workload.buffers.d.shape");
+    EXPECT_EQ(errs[5].key, "workload.pe.buffers.d.shape");
     EXPECT_EQ(errs[5].message,
               "buffer of [65536, 65536] int32 does not fit in the 32-bit address space");
 }
@@ -429,18 +450,18 @@ TEST_F(ScenarioTest, RandomRangeErrors) {
                           "    e: {dtype: int16, shape: [4], init: {random: [0.5, 2]}}\n");
     ASSERT_EQ(errs.size(), 5u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(),
-              path() + ":6:49: error: workload.buffers.a.init.random: empty range: lo 5 > hi 1");
+              path() + ":6:49: error: workload.pe.buffers.a.init.random: empty range: lo 5 > hi 1");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":7:51: error: workload.buffers.b.init.random.0: value -1 "
+                                 ":7:51: error: workload.pe.buffers.b.init.random.0: value -1 "
                                  "out of range for uint8 [0, 255]");
     EXPECT_EQ(errs[2].str(), path() +
-                                 ":7:55: error: workload.buffers.b.init.random.1: value 300 "
+                                 ":7:55: error: workload.pe.buffers.b.init.random.1: value 300 "
                                  "out of range for uint8 [0, 255]");
     EXPECT_EQ(errs[3].str(), path() +
-                                 ":8:49: error: workload.buffers.c.init.random: expected "
+                                 ":8:49: error: workload.pe.buffers.c.init.random: expected "
                                  "[lo, hi], got a list of 1 items");
     EXPECT_EQ(errs[4].str(), path() +
-                                 ":10:51: error: workload.buffers.e.init.random.0: expected "
+                                 ":10:51: error: workload.pe.buffers.e.init.random.0: expected "
                                  "an integer (int16), got \"0.5\"");
 }
 
@@ -452,10 +473,10 @@ TEST_F(ScenarioTest, ValuesErrors) {
                           "    c: {dtype: uint32, shape: [2], init: {values: [0xffffffff, 0]}}\n");
     ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":6:52: error: workload.buffers.a.init.values: expected 4 "
+                                 ":6:52: error: workload.pe.buffers.a.init.values: expected 4 "
                                  "values for shape [2, 2], got 3");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":7:53: error: workload.buffers.b.init.values.1: value 128 "
+                                 ":7:53: error: workload.pe.buffers.b.init.values.1: value 128 "
                                  "out of range for int8 [-128, 127]");
 }
 
@@ -467,9 +488,9 @@ TEST_F(ScenarioTest, InitNeedsExactlyOneSource) {
                   "    b: {dtype: int8, shape: [2], init: ones}\n");
     ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":6:40: error: workload.buffers.a.init: expected exactly "
+                                 ":6:40: error: workload.pe.buffers.a.init: expected exactly "
                                  "one of random, values, file");
-    EXPECT_EQ(errs[1].key, "workload.buffers.b.init");
+    EXPECT_EQ(errs[1].key, "workload.pe.buffers.b.init");
     EXPECT_EQ(errs[1].message,
               "expected zeros or a map with one of random, values, file; got \"ones\"");
 }
@@ -482,16 +503,16 @@ TEST_F(ScenarioTest, PlacementErrors) {
                           "    c: {dtype: int32, shape: [2], at: ext, address: 0x1002}\n");
     ASSERT_EQ(errs.size(), 4u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":6:38: error: workload.buffers.a.at: pe index 1024 out of "
+                                 ":6:38: error: workload.pe.buffers.a.at: pe index 1024 out of "
                                  "range [0, 1023]");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":7:38: error: workload.buffers.b.at: expected pe<N>.sram "
+                                 ":7:38: error: workload.pe.buffers.b.at: expected pe<N>.sram "
                                  "or ext, got \"pe0.dram\" (did you mean \"pe0.sram\"?)");
     EXPECT_EQ(errs[2].str(), path() +
-                                 ":8:53: error: workload.buffers.c.address: address "
+                                 ":8:53: error: workload.pe.buffers.c.address: address "
                                  "0x00001002 is not aligned to the 4-byte int32 elements");
     EXPECT_EQ(errs[3].str(), path() +
-                                 ":8:53: error: workload.buffers.c.address: address "
+                                 ":8:53: error: workload.pe.buffers.c.address: address "
                                  "0x00001002 is below the external-memory window at "
                                  "0x20000000");
 }
@@ -510,11 +531,11 @@ TEST_F(ScenarioTest, DuplicateKeysAndBufferNames) {
         "seed: 2\n");
     ASSERT_EQ(errs.size(), 3u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":5:5: error: workload.buffers.x: duplicate key (first "
+                                 ":5:5: error: workload.pe.buffers.x: duplicate key (first "
                                  "defined at " +
                                  path() + ":4:5)");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":8:20: error: workload.cores.0.args.n: duplicate key "
+                                 ":8:20: error: workload.pe.cores.0.args.n: duplicate key "
                                  "(first defined at " +
                                  path() + ":8:14)");
     EXPECT_EQ(errs[2].str(),
@@ -525,7 +546,7 @@ TEST_F(ScenarioTest, BufferNamesMustBeIdentifiers) {
     auto errs = errors_of(std::string(kMinimal) +
                           "  buffers:\n"
                           "    my.buf: {dtype: int8, shape: [2]}\n");
-    EXPECT_EQ(only_error(errs, path(), 6, 5, "workload.buffers.my.buf"),
+    EXPECT_EQ(only_error(errs, path(), 6, 5, "workload.pe.buffers.my.buf"),
               "buffer names must be identifiers ([A-Za-z_][A-Za-z0-9_]*), got \"my.buf\"");
 }
 
@@ -546,19 +567,19 @@ TEST_F(ScenarioTest, ArgErrors) {
         "        g: 0xFFFFFFFF\n");
     ASSERT_EQ(errs.size(), 5u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":7:12: error: workload.cores.0.args.a: unknown buffer "
+                                 ":7:12: error: workload.pe.cores.0.args.a: unknown buffer "
                                  "\"scr\" (did you mean \"src\"?); buffers: src");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":8:12: error: workload.cores.0.args.b: expected an integer "
+                                 ":8:12: error: workload.pe.cores.0.args.b: expected an integer "
                                  "or \"@buffer\", got \"abc\"");
     EXPECT_EQ(errs[2].str(), path() +
-                                 ":9:12: error: workload.cores.0.args.c: value 4294967296 "
+                                 ":9:12: error: workload.pe.cores.0.args.c: value 4294967296 "
                                  "does not fit in a 32-bit argument word [-2147483648, "
                                  "4294967295]");
-    EXPECT_EQ(errs[3].key, "workload.cores.0.args.d");
+    EXPECT_EQ(errs[3].key, "workload.pe.cores.0.args.d");
     EXPECT_EQ(errs[3].origin.line, 10);
     EXPECT_EQ(errs[4].str(), path() +
-                                 ":11:12: error: workload.cores.0.args.e: expected an integer "
+                                 ":11:12: error: workload.pe.cores.0.args.e: expected an integer "
                                  "or \"@buffer\", got a list");
 }
 
@@ -569,7 +590,7 @@ TEST_F(ScenarioTest, ArgBoundaryValues) {
         "  cores:\n"
         "    - firmware: mla_fc\n"
         "      args: {lo: -2147483648, hi: 0xFFFFFFFF, m1: -1, z: 0, d: 4294967295}\n");
-    const auto& a = s.cores[0].args;
+    const auto& a = pe(s).cores[0].args;
     ASSERT_EQ(a.size(), 5u);
     EXPECT_EQ(a[0].value, 0x80000000u);
     EXPECT_EQ(a[1].value, 0xFFFFFFFFu);
@@ -589,7 +610,7 @@ TEST_F(ScenarioTest, TooManyArgWords) {
         "    - firmware: mla_fc\n"
         "      args: {" +
         args + "}\n");
-    EXPECT_EQ(only_error(errs, path(), 5, 13, "workload.cores.0.args"),
+    EXPECT_EQ(only_error(errs, path(), 5, 13, "workload.pe.cores.0.args"),
               "65 argument words, the argument block holds 64");
 }
 
@@ -603,11 +624,11 @@ TEST_F(ScenarioTest, PeIndexRangeAndDuplicates) {
         "    - {pe: 2, firmware: dma}\n");
     ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":4:12: error: workload.cores.0.pe: expected a pe index in "
+                                 ":4:12: error: workload.pe.cores.0.pe: expected a pe index in "
                                  "[0, 1023], got \"1024\"");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":6:12: error: workload.cores.2.pe: pe 2 is already loaded "
-                                 "by workload.cores.1");
+                                 ":6:12: error: workload.pe.cores.2.pe: pe 2 is already loaded "
+                                 "by workload.pe.cores.1");
 }
 
 TEST_F(ScenarioTest, FirmwareNotFoundListsSearchedPaths) {
@@ -621,19 +642,19 @@ TEST_F(ScenarioTest, FirmwareNotFoundListsSearchedPaths) {
         "    - {pe: 1, firmware: bin/missing.elf}\n");
     ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":4:17: error: workload.cores.0.firmware: firmware "
+                                 ":4:17: error: workload.pe.cores.0.firmware: firmware "
                                  "\"mla_fx\" not found; looked in: " +
                                  (m_dir / "fw2" / "mla_fx.elf").string() + ", " +
                                  (m_dir / "fw" / "mla_fx.elf").string() +
                                  " (did you mean \"mla_fc\"?)");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":5:25: error: workload.cores.1.firmware: firmware file "
+                                 ":5:25: error: workload.pe.cores.1.firmware: firmware file "
                                  "not found: " +
                                  (m_dir / "bin" / "missing.elf").string());
 
     m_opts.firmware_dirs.clear();
     errs = errors_of(kMinimal);
-    EXPECT_EQ(only_error(errs, path(), 4, 17, "workload.cores.0.firmware"),
+    EXPECT_EQ(only_error(errs, path(), 4, 17, "workload.pe.cores.0.firmware"),
               "firmware \"mla_fc\" not found: no firmware directories configured");
 }
 
@@ -647,9 +668,9 @@ TEST_F(ScenarioTest, FirmwareLookupOrderAndRelativePath) {
         "  cores:\n"
         "    - firmware: mla_fc\n"
         "    - {pe: 1, firmware: sub/../sub/prog.elf}\n");
-    EXPECT_EQ(s.cores[0].firmware_path, (m_dir / "fw_first" / "mla_fc.elf").string());
-    EXPECT_EQ(s.cores[1].firmware, "sub/../sub/prog.elf");
-    EXPECT_EQ(s.cores[1].firmware_path, (m_dir / "sub" / "prog.elf").string());
+    EXPECT_EQ(pe(s).cores[0].firmware_path, (m_dir / "fw_first" / "mla_fc.elf").string());
+    EXPECT_EQ(pe(s).cores[1].firmware, "sub/../sub/prog.elf");
+    EXPECT_EQ(pe(s).cores[1].firmware_path, (m_dir / "sub" / "prog.elf").string());
 }
 
 TEST_F(ScenarioTest, InitFileMissingOrWrongSize) {
@@ -659,11 +680,11 @@ TEST_F(ScenarioTest, InitFileMissingOrWrongSize) {
                           "    a: {dtype: int16, shape: [3], init: {file: data/five.bin}}\n"
                           "    b: {dtype: int8, shape: [3], init: {file: data/none.bin}}\n");
     ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
-    EXPECT_EQ(errs[0].str(), path() + ":6:48: error: workload.buffers.a.init.file: init file " +
+    EXPECT_EQ(errs[0].str(), path() + ":6:48: error: workload.pe.buffers.a.init.file: init file " +
                                  (m_dir / "data" / "five.bin").string() +
                                  " has 5 bytes, buffer \"a\" (int16[3]) needs 6");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":7:47: error: workload.buffers.b.init.file: init file not "
+                                 ":7:47: error: workload.pe.buffers.b.init.file: init file not "
                                  "found: " +
                                  (m_dir / "data" / "none.bin").string());
 }
@@ -680,22 +701,26 @@ TEST_F(ScenarioTest, CheckErrors) {
                   "  - {kind: equal, buffer: x, expect: x, atol: 1}\n");
     ASSERT_EQ(errs.size(), 7u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":7:12: error: checks.0.kind: expected "
+                                 ":7:12: error: workload.pe.checks.0.kind: expected "
                                  "reference|equal|allclose, got \"refrence\" (did you mean "
                                  "\"reference\"?)");
-    EXPECT_EQ(errs[1].str(), path() +
-                                 ":8:38: error: checks.1.expect: buffer \"x\" (int8[4]) "
-                                 "cannot equal \"y\" (int16[4])");
+    EXPECT_EQ(errs[1].str(),
+              path() +
+                  ":8:38: error: workload.pe.checks.1.expect: buffer \"x\" (int8[4]) "
+                  "cannot equal \"y\" (int16[4])");
     EXPECT_EQ(errs[2].str(), path() +
-                                 ":9:31: error: checks.2.buffer: unknown buffer \"q\"; "
+                                 ":9:31: error: workload.pe.checks.2.buffer: unknown buffer \"q\"; "
                                  "buffers: x, y");
-    EXPECT_EQ(errs[3].str(), path() + ":9:38: error: checks.2.op.fn: missing required key");
-    EXPECT_EQ(errs[4].str(), path() + ":10:5: error: checks.3.atol: missing required key");
-    EXPECT_EQ(errs[5].str(), path() +
-                                 ":10:58: error: checks.3.op.input: unknown buffer \"z\"; "
-                                 "buffers: x, y");
+    EXPECT_EQ(errs[3].str(),
+              path() + ":9:38: error: workload.pe.checks.2.op.fn: missing required key");
+    EXPECT_EQ(errs[4].str(),
+              path() + ":10:5: error: workload.pe.checks.3.atol: missing required key");
+    EXPECT_EQ(errs[5].str(),
+              path() +
+                  ":10:58: error: workload.pe.checks.3.op.input: unknown buffer \"z\"; "
+                  "buffers: x, y");
     EXPECT_EQ(errs[6].str(), path() +
-                                 ":11:41: error: checks.4.atol: unknown key \"atol\" "
+                                 ":11:41: error: workload.pe.checks.4.atol: unknown key \"atol\" "
                                  "(valid keys: kind, buffer, expect)");
 }
 
@@ -761,9 +786,9 @@ TEST_F(ScenarioTest, MultipleErrorsCollectedAndSorted) {
     const std::vector<std::pair<int, std::string>> want = {
         {1, "seed"},
         {2, "platform.parms"},
-        {5, "workload.buffers.x.dtype"},
-        {5, "workload.buffers.x.shape.0"},
-        {7, "workload.cores.0.args.p"},
+        {5, "workload.pe.buffers.x.dtype"},
+        {5, "workload.pe.buffers.x.shape.0"},
+        {7, "workload.pe.cores.0.args.p"},
         {8, "trace.events"},
     };
     EXPECT_EQ(got, want) << ScenarioError(errs).what();
@@ -784,12 +809,12 @@ TEST_F(ScenarioTest, SetEditsDocumentKeys) {
                    "name=renamed",
                    "trace.events=false",
                    "description=\"quoted: text\"",
-                   "workload.cores.0.firmware=dma",
-                   "workload.cores.1.firmware=mla_fc",
-                   "workload.cores.1.pe=5",
-                   "workload.buffers.q.shape=[2, 3]",
-                   "workload.buffers.q.dtype=uint16",
-                   "workload.cores.1.args.p=@q",
+                   "workload.pe.cores.0.firmware=dma",
+                   "workload.pe.cores.1.firmware=mla_fc",
+                   "workload.pe.cores.1.pe=5",
+                   "workload.pe.buffers.q.shape=[2, 3]",
+                   "workload.pe.buffers.q.dtype=uint16",
+                   "workload.pe.cores.1.args.p=@q",
                    "platform.kind=spinnaker2_pe"};
     Scenario s = load_text(kMinimal);
     EXPECT_EQ(s.seed, 16u);
@@ -797,16 +822,16 @@ TEST_F(ScenarioTest, SetEditsDocumentKeys) {
     EXPECT_EQ(s.trace.file, "renamed.h5");
     EXPECT_FALSE(s.trace.events);
     EXPECT_EQ(s.description, "quoted: text");
-    ASSERT_EQ(s.cores.size(), 2u);
-    EXPECT_EQ(s.cores[0].firmware, "dma");
-    EXPECT_EQ(s.cores[0].origin.str(), path() + ":4:7");
-    EXPECT_EQ(s.cores[1].firmware, "mla_fc");
-    EXPECT_EQ(s.cores[1].pe, 5u);
-    EXPECT_EQ(s.cores[1].origin.str(), "--set");
-    ASSERT_EQ(s.cores[1].args.size(), 1u);
-    EXPECT_EQ(s.cores[1].args[0].buffer, "q");
-    EXPECT_EQ(s.buffers.at("q").shape, (std::vector<uint64_t>{2, 3}));
-    EXPECT_EQ(s.buffers.at("q").dtype, DType::u16);
+    ASSERT_EQ(pe(s).cores.size(), 2u);
+    EXPECT_EQ(pe(s).cores[0].firmware, "dma");
+    EXPECT_EQ(pe(s).cores[0].origin.str(), path() + ":4:7");
+    EXPECT_EQ(pe(s).cores[1].firmware, "mla_fc");
+    EXPECT_EQ(pe(s).cores[1].pe, 5u);
+    EXPECT_EQ(pe(s).cores[1].origin.str(), "--set");
+    ASSERT_EQ(pe(s).cores[1].args.size(), 1u);
+    EXPECT_EQ(pe(s).cores[1].args[0].buffer, "q");
+    EXPECT_EQ(pe(s).buffers.at("q").shape, (std::vector<uint64_t>{2, 3}));
+    EXPECT_EQ(pe(s).buffers.at("q").dtype, DType::u16);
     EXPECT_TRUE(s.params.empty());
     // The source text is the file as written.
     EXPECT_EQ(s.source_text, kMinimal);
@@ -835,8 +860,8 @@ TEST_F(ScenarioTest, SetParamOverrides) {
 
 TEST_F(ScenarioTest, SetErrors) {
     m_opts.sets = {
-        "seed",          "pe.x=[1, 2]", "pe.y={a: 1}",      "pe.z=",  "workload.cores.3.pe=1",
-        "seed=abc",      "seed.x=1",    "trace.evnts=true", "a..b=1", "workload.cores.x=1",
+        "seed",          "pe.x=[1, 2]", "pe.y={a: 1}",      "pe.z=",  "workload.pe.cores.3.pe=1",
+        "seed=abc",      "seed.x=1",    "trace.evnts=true", "a..b=1", "workload.pe.cores.x=1",
         "name=[unclosed"};
     auto errs = errors_of(kMinimal);
     std::vector<std::string> got;
@@ -850,11 +875,13 @@ TEST_F(ScenarioTest, SetErrors) {
         "--set: error: pe.x: parameter values must be scalars, got a list \"[1, 2]\"",
         "--set: error: pe.y: parameter values must be scalars, got a map \"{a: 1}\"",
         "--set: error: pe.z: empty value",
-        "--set: error: workload.cores.3.pe: cannot set: index 3 out of range (\"workload.cores\" "
+        "--set: error: workload.pe.cores.3.pe: cannot set: index 3 out of range "
+        "(\"workload.pe.cores\" "
         "has 1 items; use 1 to append)",
         "--set: error: seed.x: cannot set: \"seed\" is a scalar, not a map or list",
         "--set: error: malformed --set \"a..b=1\": empty segment in key \"a..b\"",
-        "--set: error: workload.cores.x: cannot set: \"workload.cores\" is a list, expected an "
+        "--set: error: workload.pe.cores.x: cannot set: \"workload.pe.cores\" is a list, expected "
+        "an "
         "index, got \"x\"",
         "--set: error: name: malformed YAML value \"[unclosed\": end of sequence flow not found",
         "--set: error: seed: expected an unsigned 64-bit integer, got \"abc\"",
@@ -867,7 +894,7 @@ TEST_F(ScenarioTest, SetErrors) {
 TEST_F(ScenarioTest, RoundTripThroughDump) {
     LoadOptions opts;
     opts.firmware_dirs = {(kData / "fw").string()};
-    opts.sets = {"pe.extra=7", "workload.buffers.y.init.values=[1, 2, 3, -4]",
+    opts.sets = {"pe.extra=7", "workload.pe.buffers.y.init.values=[1, 2, 3, -4]",
                  "description=two\nlines"};
     Scenario a = load((kData / "valid.yaml").string(), opts);
     std::string text = dump(a);
@@ -878,8 +905,8 @@ TEST_F(ScenarioTest, RoundTripThroughDump) {
     Scenario b = load((m_dir / "elsewhere" / "dumped.yaml").string(), plain);
     EXPECT_EQ(diff_resolved(a, b), "") << text;
     EXPECT_EQ(b.description, "two\nlines");
-    EXPECT_EQ(b.buffers.at("f").init.values, (std::vector<double>{0.1, -2500.0}));
-    EXPECT_EQ(b.cores[0].args[9].value, 0xFFFFFFFFu);
+    EXPECT_EQ(pe(b).buffers.at("f").init.values, (std::vector<double>{0.1, -2500.0}));
+    EXPECT_EQ(pe(b).cores[0].args[9].value, 0xFFFFFFFFu);
     // A dump of the reloaded scenario is identical text (a fixed point).
     EXPECT_EQ(dump(b), text);
 
@@ -906,12 +933,12 @@ TEST_F(ScenarioTest, ReadmeExampleLoads) {
     Scenario s = load_text(readme.substr(start, end - start), "example.yaml");
     EXPECT_EQ(s.name, "s2_pe_matmul");
     EXPECT_EQ(s.params.size(), 3u);
-    EXPECT_EQ(s.buffer_order.size(), 7u);
-    EXPECT_EQ(s.buffers.at("w").bytes(), 784u * 64u);
-    ASSERT_EQ(s.cores.size(), 1u);
-    ASSERT_EQ(s.cores[0].args.size(), 11u);
-    EXPECT_EQ(s.cores[0].args[10].value, 0xFFFFFFFCu);
-    EXPECT_EQ(s.checks.size(), 3u);
+    EXPECT_EQ(pe(s).buffer_order.size(), 7u);
+    EXPECT_EQ(pe(s).buffers.at("w").bytes(), 784u * 64u);
+    ASSERT_EQ(pe(s).cores.size(), 1u);
+    ASSERT_EQ(pe(s).cores[0].args.size(), 11u);
+    EXPECT_EQ(pe(s).cores[0].args[10].value, 0xFFFFFFFCu);
+    EXPECT_EQ(pe(s).checks.size(), 3u);
 }
 
 TEST_F(ScenarioTest, DiffResolvedNamesFirstDifference) {
@@ -920,14 +947,14 @@ TEST_F(ScenarioTest, DiffResolvedNamesFirstDifference) {
     Scenario a = load((kData / "valid.yaml").string(), opts);
     Scenario b = a;
     EXPECT_EQ(diff_resolved(a, b), "");
-    b.buffers.at("b").init.values[2] = 17;
-    EXPECT_EQ(diff_resolved(a, b), "workload.buffers.b.init.values.2: 16 != 17");
+    pe(b).buffers.at("b").init.values[2] = 17;
+    EXPECT_EQ(diff_resolved(a, b), "workload.pe.buffers.b.init.values.2: 16 != 17");
     b = a;
-    b.cores[0].args[5].value = 9;
-    EXPECT_EQ(diff_resolved(a, b), "workload.cores.0.args.k: 8 != 9");
+    pe(b).cores[0].args[5].value = 9;
+    EXPECT_EQ(diff_resolved(a, b), "workload.pe.cores.0.args.k: 8 != 9");
     b = a;
-    b.checks[0].op["relu"] = "false";
-    EXPECT_EQ(diff_resolved(a, b), "checks.0.op.relu: \"true\" != \"false\"");
+    pe(b).checks[0].op["relu"] = "false";
+    EXPECT_EQ(diff_resolved(a, b), "workload.pe.checks.0.op.relu: \"true\" != \"false\"");
     b = a;
     b.params.pop_back();
     EXPECT_EQ(diff_resolved(a, b), "platform.params: 3 != 2 entries");
@@ -936,7 +963,7 @@ TEST_F(ScenarioTest, DiffResolvedNamesFirstDifference) {
     EXPECT_EQ(diff_resolved(a, b), "trace.console_stdout: true != false");
     // Origins are not content.
     b = a;
-    b.cores[0].origin = Origin{"--set", 0, 0};
+    pe(b).cores[0].origin = Origin{"--set", 0, 0};
     EXPECT_EQ(diff_resolved(a, b), "");
 }
 
@@ -1000,11 +1027,8 @@ TEST_F(DnnScenarioTest, LoadsCompleteChipScenario) {
     const std::string file = path("chip.yaml");
     EXPECT_EQ(s.platform_kind, "spinnaker2_chip");
     ASSERT_EQ(s.params.size(), 1u);
-    EXPECT_TRUE(s.cores.empty());
-    EXPECT_TRUE(s.buffers.empty());
-    EXPECT_TRUE(s.checks.empty());
-    ASSERT_TRUE(s.dnn.has_value());
-    const DnnWorkload& d = *s.dnn;
+    ASSERT_EQ(s.workload.kind(), "dnn");
+    const DnnWorkload& d = dnn(s);
     EXPECT_EQ(d.model, (kModels / "mlp_fmnist_int8.onnx").lexically_normal().string());
     EXPECT_EQ(d.inputs, (kModels / "fmnist_test_1000.bin").lexically_normal().string());
     EXPECT_EQ(d.labels, (kModels / "fmnist_test_1000_labels.bin").lexically_normal().string());
@@ -1033,8 +1057,8 @@ TEST_F(DnnScenarioTest, LoadsCompleteChipScenario) {
 
 TEST_F(DnnScenarioTest, DefaultsAndWorkerForms) {
     Scenario s = load_text(chip_yaml());
-    ASSERT_TRUE(s.dnn.has_value());
-    const DnnWorkload& d = *s.dnn;
+    ASSERT_EQ(s.workload.kind(), "dnn");
+    const DnnWorkload& d = dnn(s);
     EXPECT_EQ(d.labels, "");
     EXPECT_EQ(d.float_predictions, "");
     EXPECT_EQ(d.first, 0u);
@@ -1051,13 +1075,13 @@ TEST_F(DnnScenarioTest, DefaultsAndWorkerForms) {
     EXPECT_TRUE(d.check);
 
     Scenario all = load_text(chip_yaml("    workers: all\n    scheduler_pe: 151\n"));
-    EXPECT_TRUE(all.dnn->all_workers);
-    EXPECT_EQ(all.dnn->workers, 0u);
-    EXPECT_EQ(all.dnn->scheduler_pe, 151u);
+    EXPECT_TRUE(dnn(all).all_workers);
+    EXPECT_EQ(dnn(all).workers, 0u);
+    EXPECT_EQ(dnn(all).scheduler_pe, 151u);
 
     Scenario n = load_text(chip_yaml("    workers: 151\n"));
-    EXPECT_FALSE(n.dnn->all_workers);
-    EXPECT_EQ(n.dnn->workers, 151u);
+    EXPECT_FALSE(dnn(n).all_workers);
+    EXPECT_EQ(dnn(n).workers, 151u);
 }
 
 TEST_F(DnnScenarioTest, MissingModelFile) {
@@ -1082,9 +1106,11 @@ TEST_F(DnnScenarioTest, MissingRequiredKeys) {
     EXPECT_EQ(errs[1].str(), path() + ":3:8: error: workload.dnn.inputs: missing required key");
 
     errs = errors_of("platform: {kind: spinnaker2_chip}\nworkload: {}\n");
-    EXPECT_EQ(only_error(errs, path(), 2, 11, "workload.dnn"), "missing required key");
+    EXPECT_EQ(only_error(errs, path(), 2, 11, "workload"),
+              "expected a map with one workload kind (pe, dnn, bss2), got an empty map");
     errs = errors_of("platform: {kind: spinnaker2_chip}\n");
-    EXPECT_EQ(only_error(errs, path(), 1, 1, "workload.dnn"), "missing required key");
+    EXPECT_EQ(only_error(errs, path(), 1, 1, "workload"),
+              "missing required key: a map with one workload kind (pe, dnn, bss2)");
 }
 
 TEST_F(DnnScenarioTest, UnknownKeySuggests) {
@@ -1168,7 +1194,7 @@ TEST_F(DnnScenarioTest, LabelsMustCoverTheInputsUsed) {
         "first 45 + count 6 runs past the 50 entries of labels " + (m_dir / "short.bin").string());
     // The last entry is usable.
     Scenario s = load_text(chip_yaml("    labels: short.bin\n    first: 45\n    count: 5\n"));
-    EXPECT_EQ(s.dnn->labels, (m_dir / "short.bin").string());
+    EXPECT_EQ(dnn(s).labels, (m_dir / "short.bin").string());
     // The count's default (100) counts too; the error then points at the dnn map.
     errs = errors_of(chip_yaml("    float_predictions: short.bin\n"));
     EXPECT_EQ(only_error(errs, path(), 4, 5, "workload.dnn.count"),
@@ -1200,32 +1226,34 @@ TEST_F(DnnScenarioTest, FirmwareResolvedLikeCores) {
                   (m_dir / "fw" / "dnn_scheduler.elf").string());
 }
 
-TEST_F(DnnScenarioTest, ChipKindRejectsPeWorkloadKeys) {
+// The old pe form next to a dnn section reads as two workloads; the pe one is on the wrong
+// platform and its keys are not checked.
+TEST_F(DnnScenarioTest, ChipKindRejectsPeWorkload) {
     auto errs =
         errors_of(chip_yaml("  buffers: {x: {dtype: int8, shape: [4]}}\n"
                             "  cores: [{firmware: mla_fc}]\n"
                             "checks: [{kind: equal, buffer: x, expect: x}]\n"));
-    ASSERT_EQ(errs.size(), 3u) << ScenarioError(errs).what();
+    ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
-                                 ":6:3: error: workload.buffers: not allowed with platform kind "
-                                 "spinnaker2_chip: the chip kind runs a workload.dnn (buffers, "
-                                 "cores and checks are for spinnaker2_pe)");
+                                 ":3:3: error: workload.dnn: a scenario runs one workload; "
+                                 "\"pe\" is given at " +
+                                 path() + ":6:3");
     EXPECT_EQ(errs[1].str(), path() +
-                                 ":7:3: error: workload.cores: not allowed with platform kind "
-                                 "spinnaker2_chip: the chip kind runs a workload.dnn (buffers, "
-                                 "cores and checks are for spinnaker2_pe)");
-    EXPECT_EQ(errs[2].str(), path() +
-                                 ":8:1: error: checks: not allowed with platform kind "
-                                 "spinnaker2_chip: the chip kind runs a workload.dnn, whose "
-                                 "outputs are compared with the integer reference by "
-                                 "workload.dnn.check");
+                                 ":6:3: error: workload.pe: the pe workload runs on platform "
+                                 "kind spinnaker2_pe, not spinnaker2_chip");
+
+    errs = errors_of(chip_yaml().substr(0, 34) + "workload: {pe: {cores: []}}\n");
+    EXPECT_EQ(only_error(errs, path(), 2, 12, "workload.pe"),
+              "the pe workload runs on platform kind spinnaker2_pe, not spinnaker2_chip");
 }
 
 TEST_F(DnnScenarioTest, PeKindRejectsDnn) {
-    auto errs = errors_of(std::string(kMinimal) + "  dnn: {count: 3}\n");
-    EXPECT_EQ(only_error(errs, path(), 5, 3, "workload.dnn"),
-              "not allowed with platform kind spinnaker2_pe: a dnn workload runs on platform "
-              "kind spinnaker2_chip");
+    auto errs = errors_of("platform: {kind: spinnaker2_pe}\nworkload:\n  dnn: {count: 3}\n");
+    EXPECT_EQ(only_error(errs, path(), 3, 3, "workload.dnn"),
+              "the dnn workload runs on platform kind spinnaker2_chip, not spinnaker2_pe");
+    errs = errors_of("platform: {kind: spinnaker2_pe}\nworkload:\n  dnnn: {count: 3}\n");
+    EXPECT_EQ(only_error(errs, path(), 3, 3, "workload.dnnn"),
+              "unknown workload kind \"dnnn\" (did you mean \"dnn\"?) (valid: pe, dnn, bss2)");
 }
 
 TEST_F(DnnScenarioTest, BadKindDoesNotCascade) {
@@ -1241,11 +1269,11 @@ TEST_F(DnnScenarioTest, SetEditsDnn) {
     m_opts.sets = {"workload.dnn.count=10", "workload.dnn.worker_pes=[3, 1]",
                    "workload.dnn.check=false", "dram.efficiency=0.4"};
     Scenario s = load_text(chip_yaml("    count: 500\n"));
-    ASSERT_TRUE(s.dnn.has_value());
-    EXPECT_EQ(s.dnn->count, 10u);
-    EXPECT_EQ(s.dnn->origins.at("count").str(), "--set");
-    EXPECT_EQ(s.dnn->worker_pes, (std::vector<uint32_t>{3, 1}));
-    EXPECT_FALSE(s.dnn->check);
+    ASSERT_EQ(s.workload.kind(), "dnn");
+    EXPECT_EQ(dnn(s).count, 10u);
+    EXPECT_EQ(dnn(s).origins.at("count").str(), "--set");
+    EXPECT_EQ(dnn(s).worker_pes, (std::vector<uint32_t>{3, 1}));
+    EXPECT_FALSE(dnn(s).check);
     ASSERT_EQ(s.params.size(), 1u);
     EXPECT_EQ(s.params[0].path, "dram.efficiency");
 
@@ -1256,9 +1284,9 @@ TEST_F(DnnScenarioTest, SetEditsDnn) {
                    "workload.dnn.workers=all"};
     Scenario c = load_text("platform: {kind: spinnaker2_pe}\nworkload: {}\n");
     EXPECT_EQ(c.platform_kind, "spinnaker2_chip");
-    ASSERT_TRUE(c.dnn.has_value());
-    EXPECT_TRUE(c.dnn->all_workers);
-    EXPECT_EQ(c.dnn->origin.str(), "--set");
+    ASSERT_EQ(c.workload.kind(), "dnn");
+    EXPECT_TRUE(dnn(c).all_workers);
+    EXPECT_EQ(dnn(c).origin.str(), "--set");
 
     m_opts.sets = {"workload.dnn.count=0"};
     auto errs = errors_of(chip_yaml());
@@ -1296,8 +1324,8 @@ TEST_F(DnnScenarioTest, RoundTripThroughDump) {
     write_file(m_dir / "elsewhere" / "mini_dump.yaml", dump(m));
     Scenario m2 = load((m_dir / "elsewhere" / "mini_dump.yaml").string(), m_opts);
     EXPECT_EQ(diff_resolved(m, m2), "") << dump(m);
-    EXPECT_EQ(m2.dnn->labels, "");
-    EXPECT_EQ(m2.dnn->workers, 8u);
+    EXPECT_EQ(dnn(m2).labels, "");
+    EXPECT_EQ(dnn(m2).workers, 8u);
 }
 
 TEST_F(DnnScenarioTest, DiffResolvedComparesDnn) {
@@ -1305,29 +1333,29 @@ TEST_F(DnnScenarioTest, DiffResolvedComparesDnn) {
     Scenario a = load_text(chip_yaml("    worker_pes: [1, 2]\n    worker_firmware: sub/w.elf\n"));
     Scenario b = a;
     EXPECT_EQ(diff_resolved(a, b), "");
-    b.dnn->count = 5;
+    dnn(b).count = 5;
     EXPECT_EQ(diff_resolved(a, b), "workload.dnn.count: 100 != 5");
     b = a;
-    b.dnn->worker_pes[1] = 3;
+    dnn(b).worker_pes[1] = 3;
     EXPECT_EQ(diff_resolved(a, b), "workload.dnn.worker_pes.1: 2 != 3");
     b = a;
-    b.dnn->all_workers = true;
+    dnn(b).all_workers = true;
     EXPECT_EQ(diff_resolved(a, b), "workload.dnn.all_workers: false != true");
     b = a;
-    b.dnn->check = false;
+    dnn(b).check = false;
     EXPECT_EQ(diff_resolved(a, b), "workload.dnn.check: true != false");
     b = a;
-    b.dnn->worker_firmware_path = "/x.elf";
+    dnn(b).worker_firmware_path = "/x.elf";
     EXPECT_EQ(diff_resolved(a, b), "workload.dnn.worker_firmware_path: \"" +
                                        (m_dir / "sub" / "w.elf").string() + "\" != \"/x.elf\"");
     b = a;
-    b.dnn.reset();
-    EXPECT_EQ(diff_resolved(a, b), "workload.dnn: true != false");
+    b.workload = Workload();
+    EXPECT_EQ(diff_resolved(a, b), "workload: \"dnn\" != \"\"");
     // The firmware's spelling and the origins are not content.
     b = a;
-    b.dnn->worker_firmware = "other/spelling.elf";
-    b.dnn->origins.clear();
-    b.dnn->origin = Origin{"--set", 0, 0};
+    dnn(b).worker_firmware = "other/spelling.elf";
+    dnn(b).origins.clear();
+    dnn(b).origin = Origin{"--set", 0, 0};
     EXPECT_EQ(diff_resolved(a, b), "");
 }
 
@@ -1344,9 +1372,9 @@ TEST_F(DnnScenarioTest, ReadmeChipExampleLoads) {
     fs::create_directory_symlink(kModels, m_dir / "models");
     Scenario s = load_text(readme.substr(start, end - start), "chip_example.yaml");
     EXPECT_EQ(s.platform_kind, "spinnaker2_chip");
-    ASSERT_TRUE(s.dnn.has_value());
-    EXPECT_EQ(s.dnn->model, (m_dir / "models" / "mlp_fmnist_int8.onnx").string());
-    EXPECT_FALSE(s.dnn->labels.empty());
+    ASSERT_EQ(s.workload.kind(), "dnn");
+    EXPECT_EQ(dnn(s).model, (m_dir / "models" / "mlp_fmnist_int8.onnx").string());
+    EXPECT_FALSE(dnn(s).labels.empty());
 }
 
 }  // namespace
@@ -1380,13 +1408,13 @@ TEST_F(Bss2ScenarioTest, LoadsRunsSweepAndProbes) {
         "    madc: {population: c, neuron: 3}\n"
         "    cadc: true\n"
         "    dot: g.dot\n");
-    ASSERT_TRUE(s.bss2);
-    const Bss2Workload& w = *s.bss2;
+    ASSERT_EQ(s.workload.kind(), "bss2");
+    const Bss2Workload& w = bss2(s);
     EXPECT_EQ(w.network, (m_dir / "net.yaml").string());
     EXPECT_EQ(w.runtime_us, 250);
     ASSERT_EQ(w.runs.size(), 2u);
     ASSERT_EQ(w.runs[0].inputs.size(), 2u);
-    EXPECT_EQ(w.runs[0].inputs[0].kind, Bss2Input::Kind::poisson);
+    EXPECT_EQ(w.runs[0].inputs[0].kind, workloads::bss2::Input::Kind::poisson);
     EXPECT_EQ(w.runs[0].inputs[0].rate_hz, 1000);
     EXPECT_EQ(w.runs[0].inputs[0].start_us, 10);
     EXPECT_EQ(w.runs[0].inputs[0].stop_us.value_or(-1), 200);
@@ -1407,9 +1435,9 @@ TEST_F(Bss2ScenarioTest, LoadsRunsSweepAndProbes) {
         "    network: net.yaml\n"
         "    input_sweep: {population: a, kind: regular, rates_hz: [10, 20, 30]}\n",
         "sweep.yaml");
-    ASSERT_EQ(sweep.bss2->runs.size(), 3u);
-    EXPECT_EQ(sweep.bss2->runs[2].inputs[0].rate_hz, 30);
-    EXPECT_EQ(sweep.bss2->runs[2].inputs[0].kind, Bss2Input::Kind::regular);
+    ASSERT_EQ(bss2(sweep).runs.size(), 3u);
+    EXPECT_EQ(bss2(sweep).runs[2].inputs[0].rate_hz, 30);
+    EXPECT_EQ(bss2(sweep).runs[2].inputs[0].kind, workloads::bss2::Input::Kind::regular);
 }
 
 TEST_F(Bss2ScenarioTest, ErrorsNameLineAndKey) {
@@ -1450,9 +1478,114 @@ TEST_F(Bss2ScenarioTest, ErrorsNameLineAndKey) {
         "workload:\n"
         "  cores: []\n"
         "  bss2: {network: net.yaml}\n");
-    EXPECT_EQ(
-        only_error(errs, path(), 3, 3, "workload.cores"),
-        "not allowed with platform kind brainscales2: the brainscales2 kind runs a workload.bss2");
+    ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
+    EXPECT_EQ(errs[0].str(), path() +
+                                 ":3:3: error: workload.pe: the pe workload runs on "
+                                 "platform kind spinnaker2_pe, not brainscales2");
+    EXPECT_EQ(errs[1].key, "workload.bss2");
+}
+
+// ---- the frame: workload kinds, the old pe form, --base-dir ----------------------------------
+
+TEST(WorkloadRegistry, KindsPlatformsAndKeys) {
+    EXPECT_EQ(workload_names(), (std::vector<std::string>{"pe", "dnn", "bss2"}));
+    ASSERT_NE(find_workload_schema("dnn"), nullptr);
+    EXPECT_EQ(find_workload_schema("dnn")->platforms,
+              (std::vector<std::string>{"spinnaker2_chip"}));
+    EXPECT_EQ(find_workload_schema("nope"), nullptr);
+    const WorkloadSchema& pe_schema = *find_workload_schema("pe");
+    EXPECT_EQ(pe_schema.children(""), (std::vector<std::string>{"buffers", "cores", "checks"}));
+    EXPECT_EQ(pe_schema.children("cores[]"), (std::vector<std::string>{"pe", "firmware", "args"}));
+    EXPECT_EQ(pe_schema.children("buffers.<name>"),
+              (std::vector<std::string>{"dtype", "shape", "at", "address", "init"}));
+    EXPECT_EQ(find_workload_schema("bss2")->children("runs[].inputs[]"),
+              (std::vector<std::string>{"population", "kind", "rate_hz", "start_us", "stop_us",
+                                        "times_us"}));
+    for (const WorkloadSchema* k : workload_schemas())
+        for (const KeyDoc& d : k->keys) {
+            EXPECT_FALSE(d.doc.empty()) << k->name << "." << d.key;
+            EXPECT_FALSE(d.type.empty()) << k->name << "." << d.key;
+            EXPECT_FALSE(d.default_value.empty()) << k->name << "." << d.key;
+        }
+}
+
+TEST_F(ScenarioTest, OldPeFormReadsAsWorkloadPeWithAWarning) {
+    const std::string old_form =
+        "platform: {kind: spinnaker2_pe}\n"
+        "workload:\n"
+        "  buffers: {x: {dtype: int8, shape: [4]}}\n"
+        "  cores:\n"
+        "    - firmware: mla_fc\n"
+        "      args: {x: \"@x\"}\n"
+        "checks: [{kind: equal, buffer: x, expect: x}]\n";
+    const std::string new_form =
+        "platform: {kind: spinnaker2_pe}\n"
+        "workload:\n"
+        "  pe:\n"
+        "    buffers: {x: {dtype: int8, shape: [4]}}\n"
+        "    cores:\n"
+        "      - firmware: mla_fc\n"
+        "        args: {x: \"@x\"}\n"
+        "    checks: [{kind: equal, buffer: x, expect: x}]\n";
+    const Scenario a = load_text(old_form);
+    const Scenario b = load_text(new_form);
+    EXPECT_EQ(diff_resolved(a, b), "");
+    ASSERT_EQ(a.warnings.size(), 1u);
+    EXPECT_EQ(a.warnings[0].str(),
+              path() +
+                  ":3:3: warning: workload: old form: buffers and cores (and the top-level "
+                  "checks) now sit under workload.pe; read as workload.pe");
+    EXPECT_TRUE(b.warnings.empty());
+    // Positions stay those of the file as written.
+    EXPECT_EQ(pe(a).checks.at(0).origin.str(), path() + ":7:10");
+    EXPECT_EQ(pe(b).checks.at(0).origin.str(), path() + ":8:14");
+    // Top-level checks next to the new form are an error that says where they belong.
+    auto errs = errors_of(new_form + "checks: []\n");
+    EXPECT_EQ(only_error(errs, path(), 9, 1, "checks"),
+              "checks belong to the pe workload: write them as workload.pe.checks");
+}
+
+TEST_F(ScenarioTest, OldSetKeysOfThePeWorkloadAreRewritten) {
+    m_opts.sets = {"workload.cores.0.firmware=dma", "checks.0.kind=equal", "checks.0.buffer=z",
+                   "checks.0.expect=z"};
+    const Scenario s = load_text(
+        "platform: {kind: spinnaker2_pe}\n"
+        "workload: {pe: {buffers: {z: {dtype: int8, shape: [2]}}, cores: [{firmware: mla_fc}]}}\n");
+    EXPECT_EQ(pe(s).cores.at(0).firmware, "dma");
+    ASSERT_EQ(pe(s).checks.size(), 1u);
+    EXPECT_EQ(pe(s).checks[0].kind, "equal");
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_EQ(s.warnings[0].str(),
+              "--set: warning: workload.cores.0.firmware: old form: the pe "
+              "workload's keys are now workload.pe.cores.0.firmware");
+}
+
+TEST_F(ScenarioTest, OneWorkloadPerScenario) {
+    auto errs = errors_of(
+        "platform: {kind: spinnaker2_pe}\n"
+        "workload:\n"
+        "  pe: {cores: [{firmware: mla_fc}]}\n"
+        "  dnn: {count: 1}\n");
+    EXPECT_EQ(only_error(errs, path(), 4, 3, "workload.dnn"),
+              "a scenario runs one workload; \"pe\" is given at " + path() + ":3:3");
+    errs = errors_of("platform: {kind: spinnaker2_pe}\nworkload: [pe]\n");
+    EXPECT_EQ(only_error(errs, path(), 2, 11, "workload"),
+              "expected a map with one workload kind (pe, dnn, bss2), got a list");
+}
+
+TEST_F(ScenarioTest, BaseDirResolvesRelativePaths) {
+    write_file(m_dir / "elsewhere" / "prog.elf", "x");
+    m_opts.base_dir = (m_dir / "elsewhere").string();
+    const Scenario s = load_text(
+        "platform: {kind: spinnaker2_pe}\n"
+        "workload: {pe: {cores: [{firmware: prog.elf}]}}\n");
+    EXPECT_EQ(pe(s).cores.at(0).firmware_path, (m_dir / "elsewhere" / "prog.elf").string());
+    m_opts.base_dir.clear();
+    auto errs = errors_of(
+        "platform: {kind: spinnaker2_pe}\n"
+        "workload: {pe: {cores: [{firmware: prog.elf}]}}\n");
+    EXPECT_EQ(only_error(errs, path(), 2, 36, "workload.pe.cores.0.firmware"),
+              "firmware file not found: " + (m_dir / "prog.elf").string());
 }
 
 }  // namespace

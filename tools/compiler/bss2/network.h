@@ -34,7 +34,7 @@ public:
 };
 
 // One on-chip AdEx neuron (calibration targets; the chip adds its fixed-pattern mismatch).
-// Defaults: calix default calibration targets (public-hardware-facts.md B1) where they exist,
+// Defaults: calix default calibration targets (hardware_facts.md B1) where they exist,
 // converted with a CADC range of 0..1.2 V over 256 codes (assumed); see docs/bss2.md.
 struct NeuronProperties {
     double v_leak = 375.0;       // mV   (calix leak target 80 CADC LSB)
@@ -71,7 +71,7 @@ struct Population {
     std::optional<uint32_t> first_column;  // first neuron column (consecutive columns)
     // background: each neuron is an independent source of `rate_hz` (hardware time, Hz),
     // Poisson or regular; size must be a power of two <= 256 (the generator randomises the low
-    // log2(size) label bits, public-hardware-facts.md B4).
+    // log2(size) label bits, hardware_facts.md B4).
     double rate_hz = 0.0;
     bool poisson = true;
     SourceRef where;
@@ -88,7 +88,7 @@ struct Connection {
 
 // Short-term plasticity of a projection's synapse drivers (Tsodyks-Markram depression).
 struct Stp {
-    double u = 0.2;        // utilisation (public-hardware-facts.md B1: "some 0.2")
+    double u = 0.2;        // utilisation (hardware_facts.md B1: "some 0.2")
     double tau_rec = 100;  // us recovery time constant (assumed)
 };
 

@@ -82,7 +82,7 @@ TEST_F(SparseMlpScenario, SoftwareExponentialPassesAndIsSlower) {
 
 TEST_F(SparseMlpScenario, ChecksCatchAWrongShiftAndAWrongLogitScale) {
     // shift2 = 11 in the firmware only: the hidden layer 2 differs, so logits and predictions do.
-    const Proc shift = nmsim("s2_proto_sparse_1core.yaml", {"workload.cores.0.args.shift2=11"});
+    const Proc shift = nmsim("s2_proto_sparse_1core.yaml", {"workload.pe.cores.0.args.shift2=11"});
     EXPECT_EQ(shift.rc, 1) << show(shift);
     EXPECT_TRUE(contains(shift.out, "check            FAIL logits = sparse_mlp(images)"))
         << show(shift);
@@ -90,7 +90,7 @@ TEST_F(SparseMlpScenario, ChecksCatchAWrongShiftAndAWrongLogitScale) {
     // 13 instead of 14 logit fraction bits: the softmax of twice the logits; the logits still
     // match.
     const Proc scale =
-        nmsim("s2_proto_sparse_1core.yaml", {"workload.cores.0.args.logit_frac_bits=13"});
+        nmsim("s2_proto_sparse_1core.yaml", {"workload.pe.cores.0.args.logit_frac_bits=13"});
     EXPECT_EQ(scale.rc, 1) << show(scale);
     EXPECT_TRUE(contains(scale.out, "check            PASS logits = sparse_mlp(images)"))
         << show(scale);

@@ -9,10 +9,11 @@
 #include <filesystem>
 #include <sstream>
 
-#include "platforms/spinnaker2/run_chip.h"
+#include "platforms/common/host_program.h"
 #include "tools/scenario/scenario.h"
+#include "workloads/dnn/host.h"
 
-namespace nmsim::spinnaker2 {
+namespace nmsim::workloads::dnn {
 namespace {
 
 DnnRunSummary run_mlp(const std::vector<std::string>& sets) {
@@ -21,14 +22,15 @@ DnnRunSummary run_mlp(const std::vector<std::string>& sets) {
     lo.firmware_dirs = {NMSIM_FIRMWARE_DIR};
     const scenario::Scenario s =
         scenario::load(std::string(NMSIM_SOURCE_DIR) + "/scenarios/s2_mlp_fmnist.yaml", lo);
-    RunOptions o;
+    run::RunOptions o;
     o.quiet = true;
     o.trace_path = (std::filesystem::temp_directory_path() /
                     ("nmsim_table2_" + std::to_string(::getpid()) + ".h5"))
                        .string();
     std::ostringstream out, err;
-    DnnRunSummary sum;
-    const RunResult r = run_chip_scenario(s, o, out, err, &sum);
+    DnnHost host;
+    const run::RunResult r = run::run_scenario(s, o, out, err, host);
+    const DnnRunSummary sum = host.summary();
     std::filesystem::remove(o.trace_path);
     EXPECT_TRUE(r.ok) << r.message << err.str();
     EXPECT_EQ(sum.bit_exact, sum.inferences);
@@ -48,7 +50,8 @@ TEST(Table2, MlpRowsWithinTargets) {
         EXPECT_LE(std::fabs(rel(s.mean[i].us, seed[i])), 0.15)
             << row[i] << ": simulated " << s.mean[i].us << " us, seed " << seed[i] << " us";
     }
-    EXPECT_LE(std::fabs(rel(s.total_us, 688)), 0.10) << "total " << s.total_us << " us, seed 688 us";
+    EXPECT_LE(std::fabs(rel(s.total_us, 688)), 0.10)
+        << "total " << s.total_us << " us, seed 688 us";
     // Sec. V-B: FC1 loads its weights for 192 us of 323 us, the MLA needs only 29 us.
     EXPECT_LE(std::fabs(rel(s.mean[1].load_us, 192)), 0.15) << "FC1 load " << s.mean[1].load_us;
     EXPECT_LE(std::fabs(rel(s.mean[1].compute_us, 29)), 0.15) << "FC1 MLA " << s.mean[1].compute_us;
@@ -71,4 +74,4 @@ TEST(Table2, SetupAndCleanupGrowWithTheWorkers) {
 }
 
 }  // namespace
-}  // namespace nmsim::spinnaker2
+}  // namespace nmsim::workloads::dnn

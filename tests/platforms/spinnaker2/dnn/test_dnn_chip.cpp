@@ -1,10 +1,10 @@
 // The DNN flow end to end on a small SpiNNaker2 chip (2 QPEs): int8 power-of-two QDQ ONNX models
 // are generated here with the protobuf API (random weights and inputs from fixed seeds), then
-// compiled and run by run_chip_scenario (generic scheduler and worker firmware), which compares
-// every output bit for bit with the integer reference of the quantised graph. On top of that the
-// test checks that the reference outputs are not trivial (so bit-exactness means something), the
-// tiling the compiler chose (workers, padding, parts), the sanity of the time area, the error
-// paths (a layer that cannot fit, a corrupt model) and determinism.
+// compiled and run by the dnn workload's host program (generic scheduler and worker firmware),
+// which compares every output bit for bit with the integer reference of the quantised graph. On top
+// of that the test checks that the reference outputs are not trivial (so bit-exactness means
+// something), the tiling the compiler chose (workers, padding, parts), the sanity of the time area,
+// the error paths (a layer that cannot fit, a corrupt model) and determinism.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
@@ -19,13 +19,19 @@
 #include <sstream>
 
 #include "models/spinnaker2/exp/exp_accel.h"
-#include "platforms/spinnaker2/run_chip.h"
+#include "platforms/common/host_program.h"
 #include "tools/compiler/graph_reference.h"
 #include "tools/compiler/onnx_frontend.h"
 #include "tools/scenario/scenario.h"
+#include "workloads/dnn/host.h"
 
-namespace nmsim::spinnaker2 {
+namespace nmsim::workloads::dnn {
 namespace {
+
+using run::RunOptions;
+using run::RunResult;
+using spinnaker2::ChipParams;
+using spinnaker2::ExpAccel;
 
 namespace fs = std::filesystem;
 
@@ -307,7 +313,9 @@ protected:
     }
 
     static scenario::Scenario load(const fs::path& yaml) {
-        return scenario::load(yaml.string(), scenario::LoadOptions{{}, {NMSIM_FIRMWARE_DIR}});
+        scenario::LoadOptions lo;
+        lo.firmware_dirs = {NMSIM_FIRMWARE_DIR};
+        return scenario::load(yaml.string(), lo);
     }
 
     ChipRun run(const scenario::Scenario& s, bool elaborate_only = false) {
@@ -317,7 +325,9 @@ protected:
         o.elaborate_only = elaborate_only;
         std::ostringstream out, err;
         ChipRun c;
-        c.r = run_chip_scenario(s, o, out, err, &c.sum);
+        DnnHost host;
+        c.r = run::run_scenario(s, o, out, err, host);
+        c.sum = host.summary();
         c.out = out.str();
         c.err = err.str();
         return c;
@@ -560,7 +570,8 @@ TEST_F(DnnChipTest, LayerThatCannotFitIsNamed) {
         const scenario::ConfigError& ce = e.errors()[0];
         EXPECT_EQ(ce.key, "workload.dnn.model");
         EXPECT_EQ(ce.origin.line, 9) << ce.str();  // the `model:` line of the scenario
-        EXPECT_NE(ce.message.find(s.dnn->model + ": layer 'huge' (linear 140000x1)"),
+        EXPECT_NE(ce.message.find(s.workload.as<DnnWorkload>().model +
+                                  ": layer 'huge' (linear 140000x1)"),
                   std::string::npos)
             << ce.message;
         EXPECT_NE(ce.message.find("input 140000"), std::string::npos) << ce.message;
@@ -581,9 +592,9 @@ TEST_F(DnnChipTest, CorruptModelIsNamed) {
     } catch (const scenario::ScenarioError& e) {
         ASSERT_EQ(e.errors().size(), 1u) << e.what();
         EXPECT_EQ(e.errors()[0].key, "workload.dnn.model");
-        EXPECT_EQ(e.errors()[0].message,
-                  s.dnn->model + ": not a valid ONNX model (protobuf parse failed)");
-        EXPECT_EQ(fs::path(s.dnn->model).filename(), "bad.onnx");
+        EXPECT_EQ(e.errors()[0].message, s.workload.as<DnnWorkload>().model +
+                                             ": not a valid ONNX model (protobuf parse failed)");
+        EXPECT_EQ(fs::path(s.workload.as<DnnWorkload>().model).filename(), "bad.onnx");
     }
 }
 
@@ -610,4 +621,4 @@ TEST_F(DnnChipTest, RunsAreDeterministic) {
 }
 
 }  // namespace
-}  // namespace nmsim::spinnaker2
+}  // namespace nmsim::workloads::dnn

@@ -2,7 +2,8 @@
 // "nmsim-trace", schema_version "1"). Every dataset and attribute is created by start(), then the
 // file switches to SWMR write mode and only grows: rows are buffered per table and appended one
 // chunk at a time, so a reader (h5py with swmr=True) of a run killed at any point sees a
-// consistent prefix of every table. Knows neither SystemC nor scenarios (STYLE.md principle 7).
+// consistent prefix of every table. Knows neither SystemC nor scenarios (docs/architecture.md,
+// principle 7).
 #pragma once
 
 #include <chrono>
@@ -22,6 +23,12 @@ namespace nmsim::trace {
 struct RunInfo {
     std::string simulator_version, scenario_path, scenario_name, platform, argv, created_utc;
     uint64_t seed = 0;
+};
+
+// A summary counter as written to /summary/counters (component path, name, unit, value).
+struct CounterRow {
+    std::string component, name, unit;
+    double value;
 };
 
 // One row of /config/params: an effective parameter value and where it came from.
@@ -78,6 +85,10 @@ public:
     // Calls start() first if it was not called.
     void finish(const std::string& status, const std::string& message, uint64_t sim_time_ps,
                 double wall_seconds);
+
+    // Every counter recorded so far (last value of each), in first-recorded order; also after
+    // finish().
+    std::vector<CounterRow> counters() const;
 
     // Rows accepted by append() (buffered or written); dropped event rows are not counted.
     uint64_t rows_written() const { return m_rows; }

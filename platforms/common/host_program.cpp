@@ -1,0 +1,131 @@
+// The driver of a run: the host program's stages in order, the simulation in slices with
+// progress, the trace's outcome, the run directory and the report.
+#include "platforms/common/host_program.h"
+
+#include <systemc>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <sstream>
+
+#include "platforms/common/format.h"
+#include "platforms/common/run_outputs.h"
+#include "tools/progress/progress.h"
+
+#ifndef NMSIM_VERSION
+#define NMSIM_VERSION "dev"
+#endif
+
+namespace nmsim::run {
+
+void RunContext::sim_failed(const std::string& why) {
+    if (result.message.empty()) result.message = why;
+    result.sim_error = true;
+}
+
+void RunContext::check_failed(const std::string& why) {
+    if (result.message.empty()) result.message = why;
+    result.checks_failed = true;
+}
+
+std::string HostProgram::wall_note(const RunResult& r) const {
+    const double sim_s = r.sim_time_us * 1e-6;
+    return sim_s > 0 ? "(" + fmt(r.wall_seconds / sim_s, 0) + "x slower than real time)" : "";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string sim_time_text(double us) {
+    return us < 1e3   ? fmt(us, 1) + " us"
+           : us < 1e6 ? fmt(us / 1e3, 2) + " ms"
+                      : fmt(us / 1e6, 3) + " s";
+}
+
+// The simulation, in slices of simulated time so that progress can be shown between them. A
+// slice adapts to take about 0.25 s of wall time. When nothing is left to simulate, time jumps
+// to the limit as one sc_start(limit) would.
+void simulate(const RunContext& ctx, const HostProgram& host) {
+    const sc_core::sc_time limit(static_cast<double>(host.max_time_ps()), sc_core::SC_PS);
+    const bool show = ctx.options.progress && !ctx.options.quiet;
+    progress::Reporter rep(std::cerr, show ? progress::mode_for_stderr() : progress::Mode::off,
+                           "nmsim run " + ctx.scenario.name, ctx.options.progress_interval_s);
+    sc_core::sc_time slice(1, sc_core::SC_US);
+    while (sc_core::sc_get_status() != sc_core::SC_STOPPED && sc_core::sc_time_stamp() < limit) {
+        const sc_core::sc_time left = limit - sc_core::sc_time_stamp();
+        if (!sc_core::sc_pending_activity()) {
+            sc_core::sc_start(left);
+            break;
+        }
+        const auto t0 = Clock::now();
+        sc_core::sc_start(std::min(slice, left));
+        const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (wall < 0.1 && slice < sc_core::sc_time(1, sc_core::SC_SEC))
+            slice = slice * 2;
+        else if (wall > 0.5 && slice > sc_core::sc_time(10, sc_core::SC_NS))
+            slice = slice / 2;
+        const Progress p = host.progress();
+        rep.update({p.done, p.total, 0, p.unit,
+                    "sim " + sim_time_text(sc_core::sc_time_stamp().to_seconds() * 1e6)});
+    }
+    rep.finish(false);
+}
+
+std::string render_report(const RunContext& ctx, const HostProgram& host) {
+    const RunResult& r = ctx.result;
+    const scenario::Scenario& s = ctx.scenario;
+    std::ostringstream out;
+    out << "nmsim " << NMSIM_VERSION << "  scenario " << s.name << "  platform " << s.platform_kind
+        << "  seed " << s.seed << "\n";
+    host.report(ctx, out);
+    out << "  trace            " << r.trace_path << "\n";
+    const std::string note = host.wall_note(r);
+    out << "  wall time        " << fmt(r.wall_seconds, 3) << " s"
+        << (note.empty() ? "" : "  " + note) << "\n";
+    out << "  result           " << (r.ok ? "OK" : "FAILED") << "\n";
+    return out.str();
+}
+
+}  // namespace
+
+RunResult run_scenario(const scenario::Scenario& s, const RunOptions& o, std::ostream& out,
+                       std::ostream& err, HostProgram& host) {
+    const auto wall0 = Clock::now();
+    RunContext ctx(s, o);
+    host.prepare(ctx);
+    if (o.elaborate_only) {
+        host.elaboration(ctx, out);
+        ctx.result.ok = true;
+        return ctx.result;
+    }
+    if (!o.run_dir.empty()) make_run_dir(o.run_dir);
+
+    RunResult& r = ctx.result;
+    r.trace_path = trace_path(s, o);
+    const auto writer = open_trace(s, o, ctx.params, r.trace_path);
+    ctx.trace = writer.get();
+    host.load(ctx);
+    writer->start();
+    host.begin(ctx);
+    simulate(ctx, host);
+    r.sim_time_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
+    host.collect(ctx);
+    host.check(ctx);
+    r.ok = !ctx.failed();
+    r.wall_seconds = std::chrono::duration<double>(Clock::now() - wall0).count();
+    host.write_metrics(ctx);
+    write_run_metrics(*writer, r);
+    const std::vector<trace::CounterRow> counters = writer->counters();
+    writer->finish(r.ok ? "ok" : "error", r.message,
+                   static_cast<uint64_t>(sc_core::sc_time_stamp().value()), r.wall_seconds);
+    r.report = render_report(ctx, host);
+    if (!o.run_dir.empty()) write_run_dir(o.run_dir, s, ctx.params, counters, r);
+
+    if (!r.message.empty()) err << "nmsim: error: " << r.message << "\n";
+    if (!o.quiet) out << r.report;
+    return r;
+}
+
+}  // namespace nmsim::run

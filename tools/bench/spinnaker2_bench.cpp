@@ -1,0 +1,179 @@
+#include "tools/bench/spinnaker2_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <sys/resource.h>
+
+#include "models/common/sim_kernel.h"
+#include "nmsim/hw/spinnaker2/noc_map.h"
+#include "platforms/common/host_program.h"
+#include "platforms/spinnaker2/chip.h"
+#include "platforms/spinnaker2/run_elf.h"
+#include "tools/scenario/scenario.h"
+#include "workloads/dnn/host.h"
+
+namespace nmsim::spinnaker2 {
+namespace {
+
+std::string find_fw(const std::vector<std::string>& dirs, const std::string& name) {
+    for (const auto& d : dirs) {
+        const std::string p = d + "/" + name + ".elf";
+        if (std::ifstream(p).good()) return p;
+    }
+    return "";
+}
+
+struct Timed {
+    ElfRunResult r;
+    double wall = 0;
+};
+
+Timed timed_run(const std::string& elf, const std::vector<std::string>& sets,
+                const std::vector<uint32_t>& args) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Timed t{run_elf(elf, sets, args), 0};
+    t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return t;
+}
+
+double peak_rss_mib() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+
+// The full 152-PE chip with two PEs running (chip_ping / chip_pong: DRAM, NoC, signals): the
+// memory a chip run costs when most PEs are idle, and its wall time.
+int bench_chip(const std::vector<std::string>& dirs, std::ostream& out, std::ostream& err) {
+    const std::string ping = find_fw(dirs, "chip_ping"), pong = find_fw(dirs, "chip_pong");
+    if (ping.empty() || pong.empty()) {
+        err << "nmsim bench: firmware chip_ping.elf or chip_pong.elf not found (build the firmware "
+               "target)\n";
+        return 2;
+    }
+    const double rss0 = peak_rss_mib();
+    const auto t0 = std::chrono::steady_clock::now();
+    fresh_sim_kernel();
+    ChipParams p;
+    Chip chip("chip", p, 1, nullptr, false);
+    const arm::ElfImage a = arm::ElfImage::load(ping), b = arm::ElfImage::load(pong);
+    const uint32_t len = 256;
+    chip.pe(0).load(a);
+    chip.pe(0).set_args({5, s2_dram_global_addr(1, 0x1000), len});
+    chip.pe(5).load(b);
+    chip.pe(5).set_args({len});
+    chip.start({0, 5});
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!chip.all_exited() || chip.pe(0).exit_code != 0 || chip.pe(5).exit_code != 0) {
+        err << "nmsim bench: the chip ping-pong did not finish cleanly\n";
+        return 1;
+    }
+    out << "full chip (" << chip.pe_count() << " PEs, 2 running)   peak RSS "
+        << std::setprecision(1) << peak_rss_mib() << " MiB (" << peak_rss_mib() - rss0
+        << " MiB above the process before), " << chip.iss_count() << " ISS engines, "
+        << std::setprecision(3) << wall << " s wall\n";
+    return 0;
+}
+
+// Seed 000's MLP on the full chip (scenarios/s2_mlp_fmnist.yaml): wall time per simulated
+// inference and the slowdown; then the same model with every PE of the chip as a worker (all 152
+// cores running) for the peak memory of a full-chip run.
+int bench_mlp(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
+              std::ostream& err) {
+    const std::string path = std::string(NMSIM_SCENARIOS_DIR) + "/s2_mlp_fmnist.yaml";
+    const std::string trace = "/tmp/nmsim_bench_mlp_" + std::to_string(::getpid()) + ".h5";
+    for (int all = 0; all < 2; ++all) {
+        const uint64_t count = all ? 3 : quick ? 10 : 100;
+        scenario::LoadOptions lo;
+        lo.firmware_dirs = dirs;
+        lo.sets = {"workload.dnn.count=" + std::to_string(count)};
+        if (all) lo.sets.push_back("workload.dnn.workers=all");
+        std::ostringstream rep, rerr;
+        workloads::dnn::DnnHost host;
+        run::RunResult r;
+        try {
+            run::RunOptions o;
+            o.quiet = true;
+            o.trace_path = trace;
+            r = run::run_scenario(scenario::load(path, lo), o, rep, rerr, host);
+        } catch (const std::exception& e) {
+            err << "nmsim bench: " << path << ": " << e.what() << "\n";
+            return 2;
+        }
+        std::remove(trace.c_str());
+        if (!r.ok) {
+            err << "nmsim bench: MLP run failed: " << r.message << "\n";
+            return 1;
+        }
+        const workloads::dnn::DnnRunSummary& sum = host.summary();
+        const double per = r.wall_seconds / double(sum.inferences);
+        if (!all)
+            out << "MLP inference (8 workers)      " << std::setprecision(1) << per * 1e3
+                << " ms wall per inference  (" << sum.inferences << " inferences in "
+                << std::setprecision(3) << r.wall_seconds << " s; on-chip " << std::setprecision(1)
+                << sum.total_us << " us each, slowdown " << std::setprecision(0)
+                << per / (sum.total_us * 1e-6) << "x; whole run incl. host link "
+                << std::setprecision(1) << r.sim_time_us / 1e3 << " ms simulated)\n";
+        else
+            out << "full chip, all 152 PEs running  peak RSS " << std::setprecision(1)
+                << peak_rss_mib() << " MiB  (MLP with 151 workers, " << sum.inferences
+                << " inferences, " << std::setprecision(3) << r.wall_seconds << " s wall)\n";
+    }
+    return 0;
+}
+
+}  // namespace
+
+int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
+              std::ostream& err) {
+    const std::string loop = find_fw(dirs, "bench_loop"), mla = find_fw(dirs, "mla_bench");
+    if (loop.empty() || mla.empty()) {
+        err << "nmsim bench: firmware bench_loop.elf or mla_bench.elf not found (build the "
+               "firmware target)\n";
+        return 2;
+    }
+    out << std::fixed;
+    int rc = 0;
+    const uint32_t iters = quick ? 2000000u : 20000000u;
+    for (uint32_t variant : {0u, 1u}) {
+        const Timed t = timed_run(loop, {"sim.max_time=100s"}, {iters, variant});
+        if (t.r.error || t.r.exit_code != 0) {
+            err << "nmsim bench: bench_loop failed: " << t.r.message << "\n";
+            rc = 1;
+            continue;
+        }
+        out << (variant ? "compute loop, registers only " : "compute loop, loads+stores    ")
+            << std::setprecision(1) << double(t.r.instructions) / t.wall / 1e6
+            << " M instructions/s  (" << t.r.instructions << " instructions, "
+            << std::setprecision(3) << t.r.sim_time_us / 1e3 << " ms simulated in " << t.wall
+            << " s wall; " << std::setprecision(1) << double(t.r.cycles) / t.wall / 1e6
+            << " M cycles/s)\n";
+    }
+    // int8 matmul 64x256 by 256x64 (1,048,576 MACs per operation) repeated; operands in SRAM
+    // above the firmware image; the core sleeps in WFI until each completion interrupt.
+    const uint32_t m = 64, k = 256, n = 64, reps = quick ? 200u : 2000u;
+    const Timed t =
+        timed_run(mla, {"sim.max_time=100s"}, {0x8000u, 0xC000u, 0x10000u, m, k, n, reps, 2u});
+    if (t.r.error || t.r.exit_code != 0) {
+        err << "nmsim bench: mla_bench failed: " << t.r.message << "\n";
+        return 1;
+    }
+    const double macs = double(m) * k * n * reps;
+    out << "MLA int8 matmul                " << std::setprecision(2) << macs / t.wall / 1e9
+        << " G simulated MACs/s  (" << reps << " x " << m << "x" << k << "x" << n << ", "
+        << std::setprecision(3) << t.r.sim_time_us / 1e3 << " ms simulated in " << t.wall
+        << " s wall)\n";
+    rc = std::max(rc, bench_chip(dirs, out, err));
+    return std::max(rc, bench_mlp(dirs, quick, out, err));
+}
+
+}  // namespace nmsim::spinnaker2
