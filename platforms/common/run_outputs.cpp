@@ -150,7 +150,9 @@ std::string stats_json(const scenario::Scenario& s, const std::vector<trace::Cou
     j["message"] = r.message;
     j["sim_time_us"] = r.sim_time_us;
     j["wall_seconds"] = r.wall_seconds;
-    j["trace"] = r.trace_path;
+    std::error_code ec;
+    const fs::path trace = fs::absolute(r.trace_path, ec);
+    j["trace"] = ec ? r.trace_path : trace.lexically_normal().string();
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
     nlohmann::ordered_json comps = nlohmann::ordered_json::object();
     for (const auto& c : counters) {

@@ -13,7 +13,7 @@
 
 #include "tools/sweep/points.h"
 #include "tools/sweep/process_pool.h"
-#include "tools/sweep/progress.h"
+#include "tools/progress/progress.h"
 #include "tools/sweep/results.h"
 #include "tools/sweep/slurm.h"
 #include "tools/sweep/sweep_file.h"
@@ -142,15 +142,19 @@ bool check_manifest(const Context& c, std::ostream& err, bool write_if_missing) 
 // failed, with their messages in `messages`. `fatal`: the first point named an unknown key, which
 // no value can fix, and the others were not checked.
 std::vector<uint32_t> validate(Context& c, const std::vector<uint32_t>& ids, int jobs,
-                               bool progress, std::ostream& err, SweepSummary* sum,
+                               progress::Mode progress, std::ostream& err, SweepSummary* sum,
                                std::map<uint32_t, std::string>* messages, bool* fatal) {
     std::vector<uint32_t> bad;
     if (ids.empty()) return bad;
     auto check = [&](const std::vector<uint32_t>& batch) {
         std::vector<Job> js;
         for (uint32_t id : batch) js.push_back(make_job(c, c.points[id], true));
-        Progress bar(err, batch.size(), progress && batch.size() > 1, "validate");
+        progress::Reporter bar(err, batch.size() > 1 ? progress : progress::Mode::off,
+                               "nmsim sweep " + c.spec.name + ": validate");
         size_t done = 0;
+        const auto status = [&] {
+            return progress::Status{done, batch.size(), bad.size(), "points", ""};
+        };
         sum->validations += static_cast<uint32_t>(run_jobs(
             js, jobs,
             [&](size_t i, const JobResult& r) {
@@ -163,10 +167,11 @@ std::vector<uint32_t> validate(Context& c, const std::vector<uint32_t>& ids, int
                     (*messages)[id] = msg;
                     bad.push_back(id);
                 }
-                bar.update(++done, bad.size());
+                ++done;
+                bar.update(status());
             },
-            [&] { bar.tick(); }));
-        bar.finish();
+            [&] { bar.update(status()); }));
+        bar.finish(false);
     };
     // The first point alone: an unknown parameter name fails every point alike, so stop there.
     check({ids.front()});
@@ -250,7 +255,11 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
     sum->total = static_cast<uint32_t>(c.points.size());
     const int jobs =
         o.jobs > 0 ? o.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    const bool progress = o.progress.value_or(Progress::stderr_is_tty());
+    // Forced on: a redrawn line; forced off: nothing; default: a line on a terminal, else a log
+    // line every interval (Slurm and CI logs show how far the sweep is).
+    const progress::Mode progress = !o.progress   ? progress::mode_for_stderr()
+                                    : *o.progress ? progress::Mode::terminal
+                                                  : progress::Mode::off;
 
     if (o.dry_run) {
         print_points(c, out);
@@ -359,7 +368,13 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
         std::vector<Job> js;
         for (uint32_t id : run_ids) js.push_back(make_job(c, c.points[id], false));
         size_t done = 0, failed = 0;
-        Progress bar(err, run_ids.size(), progress, "sweep " + c.spec.name);
+        progress::Reporter bar(err, progress, "nmsim sweep " + c.spec.name,
+                               o.progress_interval_s);
+        const std::string skipped =
+            sum->skipped ? std::to_string(sum->skipped) + " finished earlier" : "";
+        const auto status = [&] {
+            return progress::Status{done, run_ids.size(), failed, "points", skipped};
+        };
         const auto t0 = std::chrono::steady_clock::now();
         sum->runs = static_cast<uint32_t>(run_jobs(
             js, jobs,
@@ -377,10 +392,10 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
                 ++done;
                 if (c.results[id].status != kOk) ++failed;
                 write_table(c);
-                bar.update(done, failed);
+                bar.update(status());
             },
-            [&] { bar.tick(); }));
-        bar.finish();
+            [&] { bar.update(status()); }));
+        bar.finish(true);
         sum->run_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         count(c, sum);
@@ -389,7 +404,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
             std::snprintf(rate, sizeof rate, ": %.1f points/min",
                           60.0 * sum->runs / sum->run_seconds);
         out << "sweep " << c.spec.name << ": ran " << sum->runs << " of " << sum->total
-            << " points in " << Progress::duration(sum->run_seconds) << " with -j " << jobs << rate
+            << " points in " << progress::Reporter::duration(sum->run_seconds) << " with -j " << jobs << rate
             << "\n"
             << "  " << sum->ok << " ok, " << sum->failed << " failed, " << sum->skipped
             << " skipped (finished earlier), " << bad.size() << " invalid; results: " << c.out

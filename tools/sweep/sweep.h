@@ -20,7 +20,10 @@ struct SweepOptions {
     std::optional<uint32_t> point;  // run exactly this point (Slurm array tasks)
     std::string exe;                // nmsim binary for children; "" = /proc/self/exe
     std::string sbatch = "sbatch";  // sbatch command (name in PATH or path)
-    std::optional<bool> progress;   // progress bar; default: stderr is a TTY
+    // Progress on stderr: true a redrawn line, false none; default: a line on a terminal, else
+    // a log line every progress_interval_s.
+    std::optional<bool> progress;
+    double progress_interval_s = 30.0;
 };
 
 struct SweepSummary {

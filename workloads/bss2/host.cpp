@@ -2,6 +2,7 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -48,10 +49,8 @@ public:
         r.times.realtime_us = static_cast<double>(t.realtime_ps) * 1e-6;
         r.times.readback_us = static_cast<double>(t.readback_ps) * 1e-6;
         r.times.total_us = static_cast<double>(t.total_ps) * 1e-6;
-        ++executions;
         return r;
     }
-    uint64_t executions = 0;
 
 private:
     Chip& m_chip;
@@ -109,6 +108,7 @@ void Bss2Host::load(run::RunContext& ctx) {
     m_meter.attach(*ctx.trace);
     m_chip->fpga().on_phase = [this](const std::string& phase, uint64_t t) {
         m_meter.mark(phase, t);
+        if (phase.rfind("run", 0) == 0) ++m_runs_begun;
     };
     m_meter.start("host", 0);
     for (const auto& schema :
@@ -176,9 +176,11 @@ void Bss2Host::begin(run::RunContext& ctx) {
     }
 }
 
+// Realtime runs done: a run is done when the next phase after it begins (the FPGA marks each).
 run::Progress Bss2Host::progress() const {
-    // The executor runs the whole batch in one FPGA program: progress is per program.
-    return {m_driver->conn.executions, 1, "executions"};
+    const uint64_t total = m_w->runs.size();
+    const uint64_t done = m_driver->finished ? total : (m_runs_begun > 0 ? m_runs_begun - 1 : 0);
+    return {std::min(done, total), total, "runs"};
 }
 
 void Bss2Host::collect(run::RunContext& ctx) {

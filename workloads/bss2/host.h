@@ -102,6 +102,7 @@ private:
     std::unique_ptr<nmsim::bss2::Chip> m_chip;
     std::unique_ptr<Driver> m_driver;
     energy::Meter m_meter;
+    uint64_t m_runs_begun = 0;  // realtime runs the FPGA has started
     Bss2RunSummary m_sum;
 };
 

@@ -932,6 +932,7 @@ TEST_F(ScenarioTest, ReadmeExampleLoads) {
     write_file(m_dir / "data" / "e.bin", std::string(256, '\x5a'));
     Scenario s = load_text(readme.substr(start, end - start), "example.yaml");
     EXPECT_EQ(s.name, "s2_pe_matmul");
+    EXPECT_TRUE(s.warnings.empty()) << s.warnings[0].str();  // the current form
     EXPECT_EQ(s.params.size(), 3u);
     EXPECT_EQ(pe(s).buffer_order.size(), 7u);
     EXPECT_EQ(pe(s).buffers.at("w").bytes(), 784u * 64u);
@@ -1507,6 +1508,40 @@ TEST(WorkloadRegistry, KindsPlatformsAndKeys) {
             EXPECT_FALSE(d.type.empty()) << k->name << "." << d.key;
             EXPECT_FALSE(d.default_value.empty()) << k->name << "." << d.key;
         }
+}
+
+// scenarios/README.md documents every key a workload schema declares (the key's last segment in
+// backticks, in the kind's sections) and every frame key.
+TEST(WorkloadRegistry, ReadmeDocumentsEveryKey) {
+    std::ifstream in(fs::path(NMSIM_SOURCE_DIR) / "scenarios" / "README.md");
+    ASSERT_TRUE(in);
+    const std::string readme((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+    // The text of the sections whose heading names workload.<kind> (and its sub-sections).
+    auto sections = [&](const std::string& kind) {
+        std::string text;
+        for (size_t at = readme.find("### `workload." + kind); at != std::string::npos;
+             at = readme.find("### `workload." + kind, at + 1)) {
+            const size_t end = readme.find("\n### ", at + 1);
+            text += readme.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        }
+        return text;
+    };
+    for (const WorkloadSchema* k : workload_schemas()) {
+        const std::string text = sections(k->name);
+        EXPECT_FALSE(text.empty()) << "no section for workload." << k->name;
+        for (const KeyDoc& d : k->keys) {
+            const size_t cut = d.key.find_last_of(".]");
+            const std::string leaf = cut == std::string::npos ? d.key : d.key.substr(cut + 1);
+            const bool found = text.find("`" + leaf + "`") != std::string::npos ||
+                               text.find("." + leaf + "`") != std::string::npos;
+            EXPECT_TRUE(found) << "workload." << k->name << "." << d.key << " is not documented";
+        }
+    }
+    for (const KeyDoc& d : frame_keys()) {
+        const std::string leaf = d.key.substr(d.key.find_last_of('.') + 1);
+        EXPECT_NE(readme.find("`" + leaf + "`"), std::string::npos) << d.key;
+    }
 }
 
 TEST_F(ScenarioTest, OldPeFormReadsAsWorkloadPeWithAWarning) {

@@ -1,6 +1,6 @@
 // Sweep files (parsing, error messages with file:line:col and key), point expansion (grid x zip x
-// random, against a plain nested-loop re-implementation), random sampling, the progress bar and
-// the Slurm job-array script.
+// random, against a plain nested-loop re-implementation), random sampling and the Slurm
+// job-array script. The progress line is tested in tests/tools/progress.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -12,7 +12,6 @@
 #include <set>
 
 #include "tools/sweep/points.h"
-#include "tools/sweep/progress.h"
 #include "tools/sweep/results.h"
 #include "tools/sweep/slurm.h"
 #include "tools/sweep/sweep_file.h"
@@ -301,28 +300,6 @@ TEST(SweepRandom, DeterministicPerSeedAndInRange) {
     EXPECT_NEAR(below_10 / 2000, 1.0 / 3, 0.05);
     EXPECT_EQ(ints, (std::set<std::string>{"-2", "-1", "0", "1", "2"}));
     EXPECT_EQ(choices, (std::set<std::string>{"4", "6", "8"}));
-}
-
-TEST(SweepProgress, LineAndDurations) {
-    EXPECT_EQ(Progress::duration(42.4), "42s");
-    EXPECT_EQ(Progress::duration(4.24), "4.2s");
-    EXPECT_EQ(Progress::duration(185), "3m05s");
-    EXPECT_EQ(Progress::duration(3720), "1h02m");
-    std::ostringstream os;
-    Progress p(os, 40, false, "sweep");
-    p.update(12, 1);
-    const std::string l = p.line();
-    EXPECT_NE(l.find("sweep [#######-----------------] 12/40"), std::string::npos) << l;
-    EXPECT_NE(l.find("failed 1"), std::string::npos) << l;
-    EXPECT_NE(l.find("ETA "), std::string::npos) << l;
-    p.finish();
-    EXPECT_EQ(os.str(), "");  // disabled: silent
-    std::ostringstream tty;
-    Progress q(tty, 2, true, "x");
-    q.update(2, 0);
-    q.finish();
-    EXPECT_NE(tty.str().find("\r"), std::string::npos);
-    EXPECT_EQ(tty.str().back(), '\n');
 }
 
 TEST(SweepSlurm, ArrayRanges) {
