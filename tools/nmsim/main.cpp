@@ -122,8 +122,8 @@ int print_workloads(const std::string& kind) {
                   << ")\n    " << k->doc << "\n";
         if (kind.empty()) continue;
         for (const auto& d : k->keys)
-            std::cout << "  " << k->name << "." << d.key << " = " << d.default_value << "   ["
-                      << d.type << "]\n    " << d.doc << "\n";
+            std::cout << "  workload." << k->name << "." << d.key << " = " << d.default_value
+                      << "   [" << d.type << "]\n    " << d.doc << "\n";
     }
     if (kind.empty())
         std::cout << "(nmsim params --workloads KIND lists a kind's keys; scenarios/README.md "
@@ -379,8 +379,9 @@ int main(int argc, char** argv) {
     sweep->add_flag("--dry-run", so.dry_run, "list and validate the points, run nothing");
     sweep->add_flag("--collect", so.collect, "gather finished points into results.h5/csv");
     sweep->add_flag("--retry-failed", so.retry_failed, "run failed points again");
-    sweep->add_option("--progress-interval", so.progress_interval_s,
-                      "seconds between progress lines when stderr is not a terminal (default 30)")
+    sweep
+        ->add_option("--progress-interval", so.progress_interval_s,
+                     "seconds between progress lines when stderr is not a terminal (default 30)")
         ->check(CLI::PositiveNumber);
     auto* point_opt =
         sweep->add_option("--point", sweep_point, "run only this point (Slurm array tasks)");

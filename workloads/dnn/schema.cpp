@@ -20,26 +20,42 @@ namespace {
 // checks the indices against its own count.
 constexpr uint32_t kChipPes = S2_NOC_N_PES;
 
-std::unique_ptr<WorkloadSpec> load_dnn(Reader& r, const YNode& n, const std::string& key) {
-    Fields f = r.read_map(&n, key, schema().children(""));
-    if (!f.ok) return nullptr;
-    const size_t errors_before = r.error_count();
-    auto out = std::make_unique<DnnWorkload>();
-    DnnWorkload& d = *out;
-    d.origin = n.origin;
-    for (const auto& k : schema().children("")) {
-        const YNode* v = f.get(k);
-        d.origins[k] = v ? v->origin : n.origin;
-    }
+// Reads workload.dnn in steps: files, the input range, PEs, lists, firmware. Every step records
+// its problems and leaves the field at its default.
+class DnnLoader {
+public:
+    DnnLoader(Reader& r, const YNode& n, const Fields& f, const std::string& key, DnnWorkload& d)
+        : r(r), n(n), f(f), key(key), d(d) {}
 
-    auto file = [&](const char* field, bool required) -> std::string {
-        const YNode* v = f.get(field);
-        if (!v) {
-            if (required) r.missing(&f, field, n, key + "." + field);
-            return "";
-        }
-        return r.existing_file(*v, key + "." + field, field);
-    };
+    void files();
+    void input_range();
+    void pes();
+    void lists();
+    void firmware();
+
+private:
+    std::string file(const char* field, bool required);
+    // A list of numbers at `field`: each item through `item` (which records its own errors).
+    template <class F>
+    void each_item(const char* field, const std::string& expected, F item);
+
+    Reader& r;
+    const YNode& n;
+    const Fields& f;
+    const std::string& key;
+    DnnWorkload& d;
+};
+
+std::string DnnLoader::file(const char* field, bool required) {
+    const YNode* v = f.get(field);
+    if (!v) {
+        if (required) r.missing(&f, field, n, key + "." + field);
+        return "";
+    }
+    return r.existing_file(*v, key + "." + field, field);
+}
+
+void DnnLoader::files() {
     d.model = file("model", true);
     d.inputs = file("inputs", true);
     d.labels = file("labels", false);
@@ -49,7 +65,9 @@ std::unique_ptr<WorkloadSpec> load_dnn(Reader& r, const YNode& n, const std::str
         if (fs::file_size(d.inputs, ec) == 0 && !ec)
             r.error(f.get("inputs")->origin, key + ".inputs", "inputs file is empty: " + d.inputs);
     }
+}
 
+void DnnLoader::input_range() {
     bool range_ok = true;
     if (const YNode* v = f.get("first")) {
         if (auto x = r.get_uint(v, key + ".first", std::numeric_limits<uint64_t>::max(),
@@ -72,25 +90,26 @@ std::unique_ptr<WorkloadSpec> load_dnn(Reader& r, const YNode& n, const std::str
             range_ok = false;
         }
     }
+    if (!range_ok) return;
     // Labels and float predictions hold one byte per input: the run's inputs must be among them
     // (the inputs file's entry size depends on the model, which the host program checks).
-    if (range_ok) {
-        for (const auto& [field, path] :
-             {std::pair<const char*, const std::string*>{"labels", &d.labels},
-              {"float_predictions", &d.float_predictions}}) {
-            if (path->empty()) continue;
-            std::error_code ec;
-            uint64_t entries = fs::file_size(*path, ec);
-            if (ec) continue;
-            if (d.first >= entries || d.count > entries - d.first) {
-                r.error(d.origins.at("count"), key + ".count",
-                        "first " + std::to_string(d.first) + " + count " + std::to_string(d.count) +
-                            " runs past the " + std::to_string(entries) + " entries of " + field +
-                            " " + *path);
-            }
+    for (const auto& [field, path] :
+         {std::pair<const char*, const std::string*>{"labels", &d.labels},
+          {"float_predictions", &d.float_predictions}}) {
+        if (path->empty()) continue;
+        std::error_code ec;
+        uint64_t entries = fs::file_size(*path, ec);
+        if (ec) continue;
+        if (d.first >= entries || d.count > entries - d.first) {
+            r.error(d.origins.at("count"), key + ".count",
+                    "first " + std::to_string(d.first) + " + count " + std::to_string(d.count) +
+                        " runs past the " + std::to_string(entries) + " entries of " + field + " " +
+                        *path);
         }
     }
+}
 
+void DnnLoader::pes() {
     bool scheduler_ok = true;
     if (const YNode* v = f.get("scheduler_pe")) {
         if (auto x = r.get_uint(v, key + ".scheduler_pe", kChipPes - 1, "a global pe index"))
@@ -98,7 +117,6 @@ std::unique_ptr<WorkloadSpec> load_dnn(Reader& r, const YNode& n, const std::str
         else
             scheduler_ok = false;
     }
-
     const YNode* workers = f.get("workers");
     const YNode* worker_pes = f.get("worker_pes");
     if (workers) {
@@ -164,67 +182,84 @@ std::unique_ptr<WorkloadSpec> load_dnn(Reader& r, const YNode& n, const std::str
                 "(workers at " +
                     key_node(n, "workers")->origin.str() + ")");
     }
-
     if (const YNode* v = f.get("max_workers_per_layer")) {
         if (auto x = r.get_uint(v, key + ".max_workers_per_layer", kChipPes - 1,
                                 "a worker count (0 = no cap)"))
             d.max_workers_per_layer = *x;
     }
-    if (const YNode* v = f.get("published_us")) {
-        const std::string k = key + ".published_us";
-        if (v->kind != YNode::Kind::seq || v->items.empty()) {
-            r.error(v->origin, k,
-                    "expected a list of times in us (setup, layers, cleanup, total), got " +
-                        describe(*v));
-        } else {
-            for (size_t i = 0; i < v->items.size(); ++i) {
-                const YNode& item = v->items[i];
-                char* end = nullptr;
-                const double x =
-                    item.kind == YNode::Kind::scalar ? std::strtod(item.text.c_str(), &end) : -1;
-                if (item.kind != YNode::Kind::scalar || item.text.empty() || *end || !(x >= 0)) {
-                    r.error(item.origin, k + "." + std::to_string(i),
-                            "expected a time in us >= 0, got " + describe(item));
-                    continue;
-                }
-                d.published_us.push_back(x);
-            }
-        }
+}
+
+template <class F>
+void DnnLoader::each_item(const char* field, const std::string& expected, F item) {
+    const YNode* v = f.get(field);
+    if (!v) return;
+    const std::string k = key + "." + field;
+    if (v->kind != YNode::Kind::seq) {
+        r.error(v->origin, k, "expected " + expected + ", got " + describe(*v));
+        return;
     }
+    for (size_t i = 0; i < v->items.size(); ++i) item(v->items[i], k + "." + std::to_string(i));
+}
+
+void DnnLoader::lists() {
+    if (const YNode* v = f.get("published_us");
+        v && v->kind == YNode::Kind::seq && v->items.empty())
+        r.error(
+            v->origin, key + ".published_us",
+            "expected a list of times in us (setup, layers, cleanup, total), got an empty list");
+    each_item("published_us", "a list of times in us (setup, layers, cleanup, total)",
+              [&](const YNode& item, const std::string& ik) {
+                  char* end = nullptr;
+                  const double x =
+                      item.kind == YNode::Kind::scalar ? std::strtod(item.text.c_str(), &end) : -1;
+                  if (item.kind != YNode::Kind::scalar || item.text.empty() || *end || !(x >= 0))
+                      r.error(item.origin, ik, "expected a time in us >= 0, got " + describe(item));
+                  else
+                      d.published_us.push_back(x);
+              });
     if (const YNode* v = f.get("published_source")) {
         if (auto x = r.get_string(v, key + ".published_source")) d.published_source = *x;
     }
-    if (const YNode* v = f.get("layer_workers")) {
-        const std::string k = key + ".layer_workers";
-        if (v->kind != YNode::Kind::seq) {
-            r.error(v->origin, k,
-                    "expected a list of worker counts (0 = no cap), got " + describe(*v));
-        } else {
-            for (size_t i = 0; i < v->items.size(); ++i) {
-                const YNode& item = v->items[i];
-                IntLit x = item.kind == YNode::Kind::scalar ? parse_int(item.text) : IntLit{};
-                if (!in_range(x, 0, kChipPes - 1)) {
-                    r.error(item.origin, k + "." + std::to_string(i),
-                            "expected a worker count in [0, " + std::to_string(kChipPes - 1) +
-                                "] (0 = no cap), got " + describe(item));
-                    continue;
-                }
-                d.layer_workers.push_back(x.mag);
-            }
-        }
-    }
+    each_item("layer_workers", "a list of worker counts (0 = no cap)",
+              [&](const YNode& item, const std::string& ik) {
+                  IntLit x = item.kind == YNode::Kind::scalar ? parse_int(item.text) : IntLit{};
+                  if (!in_range(x, 0, kChipPes - 1))
+                      r.error(item.origin, ik,
+                              "expected a worker count in [0, " + std::to_string(kChipPes - 1) +
+                                  "] (0 = no cap), got " + describe(item));
+                  else
+                      d.layer_workers.push_back(x.mag);
+              });
+}
 
-    // Absent firmware keys resolve the built-in default; its errors point at the dnn map.
-    auto firmware = [&](const char* field, std::string& name, std::string& path) {
+// Absent firmware keys resolve the built-in default; its errors point at the dnn map.
+void DnnLoader::firmware() {
+    auto one = [&](const char* field, std::string& name, std::string& path) {
         const YNode dflt = YNode::scalar(name, n.origin);
         const YNode* v = f.get(field);
         r.resolve_firmware(v ? *v : dflt, key + "." + field, name, path);
     };
-    firmware("scheduler_firmware", d.scheduler_firmware, d.scheduler_firmware_path);
-    firmware("worker_firmware", d.worker_firmware, d.worker_firmware_path);
+    one("scheduler_firmware", d.scheduler_firmware, d.scheduler_firmware_path);
+    one("worker_firmware", d.worker_firmware, d.worker_firmware_path);
+}
 
-    if (auto b = r.get_bool(f.get("check"), key + ".check")) d.check = *b;
-
+std::unique_ptr<WorkloadSpec> load_dnn(Reader& r, const YNode& n, const std::string& key) {
+    Fields f = r.read_map(&n, key, schema().children(""));
+    if (!f.ok) return nullptr;
+    const size_t errors_before = r.error_count();
+    auto out = std::make_unique<DnnWorkload>();
+    out->origin = n.origin;
+    for (const auto& k : schema().children("")) {
+        const YNode* v = f.get(k);
+        out->origins[k] = v ? v->origin : n.origin;
+    }
+    DnnLoader l(r, n, f, key, *out);
+    l.files();
+    l.input_range();
+    l.pes();
+    l.lists();
+    l.firmware();
+    if (auto b = r.get_bool(f.get("check"), key + ".check")) out->check = *b;
     if (r.error_count() != errors_before) return nullptr;
     return out;
 }
