@@ -114,6 +114,47 @@ struct CounterRow {
     double value;
 };
 
+// /config/params: variable-length strings (written before SWMR).
+void read_params(hid_t file, std::map<std::string, PointResult::Param>* out) {
+    if (H5Lexists(file, "/config/params", H5P_DEFAULT) <= 0) return;
+    H5Id d(H5Dopen2(file, "/config/params", H5P_DEFAULT));
+    if (!d.ok()) return;
+    H5Id space(H5Dget_space(d.get()));
+    hsize_t n = 0;
+    if (H5Sget_simple_extent_dims(space.get(), &n, nullptr) != 1 || n == 0) return;
+    struct Row {
+        char *path, *value, *unit, *type;
+    };
+    H5Id vstr(H5Tcopy(H5T_C_S1));
+    H5Tset_size(vstr.get(), H5T_VARIABLE);
+    H5Id t(H5Tcreate(H5T_COMPOUND, sizeof(Row)));
+    H5Tinsert(t.get(), "path", offsetof(Row, path), vstr.get());
+    H5Tinsert(t.get(), "value", offsetof(Row, value), vstr.get());
+    H5Tinsert(t.get(), "unit", offsetof(Row, unit), vstr.get());
+    H5Tinsert(t.get(), "type", offsetof(Row, type), vstr.get());
+    std::vector<Row> rows(n);
+    if (H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()) < 0) return;
+    auto str = [](const char* c) { return c ? std::string(c) : std::string(); };
+    for (const Row& r : rows)
+        (*out)[str(r.path)] = PointResult::Param{str(r.value), str(r.unit), str(r.type)};
+    H5Dvlen_reclaim(t.get(), space.get(), H5P_DEFAULT, rows.data());
+}
+
+// The unit of a swept parameter's column: a platform parameter's unit when its values are plain
+// numbers; "" for dimensioned ones (the values carry their unit: "150 MHz") and scenario keys.
+std::string param_unit(const std::string& path, const std::vector<PointResult>& results) {
+    static const char* const kDimensioned[] = {"Time",    "Frequency", "Bytes",
+                                               "Voltage", "Energy",    "Power"};
+    for (const auto& r : results) {
+        const auto it = r.params.find(path);
+        if (it == r.params.end()) continue;
+        for (const char* d : kDimensioned)
+            if (it->second.type == d) return "";
+        return it->second.unit == "1" ? "" : it->second.unit;
+    }
+    return "";
+}
+
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -217,7 +258,7 @@ void write_h5(const std::string& path, const std::string& sweep_text,
     if (n > 0 && H5Dwrite(d.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
         throw std::runtime_error(path + ": cannot write /results");
 
-    // Attributes: the sweep file's text, and one unit per column (metrics only).
+    // Attributes: the sweep file's text, and one unit per column (parameters and metrics).
     H5Id vstr(H5Tcopy(H5T_C_S1));
     H5Tset_size(vstr.get(), H5T_VARIABLE);
     H5Tset_cset(vstr.get(), H5T_CSET_UTF8);
@@ -228,7 +269,8 @@ void write_h5(const std::string& path, const std::string& sweep_text,
         H5Awrite(a.get(), vstr.get(), &text);
     }
     {
-        std::vector<std::string> units(3 + pw.size(), "");
+        std::vector<std::string> units(3, "");
+        for (const auto& path : param_paths) units.push_back(param_unit(path, results));
         for (const auto& m : metrics) {
             std::string u;
             for (const auto& r : results) {
@@ -294,6 +336,7 @@ PointResult read_point(const std::string& out_dir, uint32_t id,
                 r.units[kWallMetric] = "s";
                 r.metric_order = {kSimTimeMetric, kWallMetric};
             }
+            read_params(file.get(), &r.params);
             // Components and counters.
             std::vector<std::string> components;
             H5Id s128(fixed_str(128));

@@ -33,6 +33,12 @@ struct PointResult {
     std::map<std::string, double> metrics;     // by metric name
     std::map<std::string, std::string> units;  // by metric name
     std::vector<std::string> metric_order;     // names in the order the trace lists them
+    // The point's effective platform parameters (/config/params): path -> value as the platform
+    // prints it ("150MHz", "1") and its unit ("Hz", "1"); type "Time", "u32", ...
+    struct Param {
+        std::string value, unit, type;
+    };
+    std::map<std::string, Param> params;
 };
 
 std::string trace_path(const std::string& out_dir, uint32_t id);  // <out>/points/<id>.h5

@@ -90,6 +90,7 @@ struct H5Table {
     size_t rows = 0;
     std::map<std::string, std::vector<double>> f64;
     std::string sweep_attr;
+    std::vector<std::string> units;  // the `units` attribute, one per column
 };
 
 H5Table read_results_h5(const std::string& path) {
@@ -125,6 +126,20 @@ H5Table read_results_h5(const std::string& path) {
     H5free_memory(s);
     H5Tclose(at);
     H5Aclose(a);
+    const hid_t ua = H5Aopen(d, "units", H5P_DEFAULT);
+    const hid_t ut = H5Aget_type(ua);
+    const hid_t us = H5Aget_space(ua);
+    hsize_t nu = 0;
+    H5Sget_simple_extent_dims(us, &nu, nullptr);
+    std::vector<char*> u(nu, nullptr);
+    if (nu) H5Aread(ua, ut, u.data());
+    for (char* x : u) {
+        t.units.emplace_back(x ? x : "");
+        H5free_memory(x);
+    }
+    H5Sclose(us);
+    H5Tclose(ut);
+    H5Aclose(ua);
     H5Sclose(space);
     H5Tclose(type);
     H5Dclose(d);
@@ -243,6 +258,8 @@ TEST_F(SweepRunTest, LocalEndToEndWithInvalidPointAndResume) {
                             "metric:sim_time_us", "metric:wall_s", "metric:s2.pe0.mla/macs",
                             "metric:s2.pe0.core/clock_hz", "metric:no.such/metric"}));
     EXPECT_EQ(h.sweep_attr, read_text(file));
+    // Units: pe.perf_level is a plain count (unit "1": none shown), seed a scenario key.
+    EXPECT_EQ(h.units, (std::vector<std::string>{"", "", "", "", "", "us", "s", "1", "Hz", ""}));
     for (size_t i = 0; i < 6; ++i) {
         EXPECT_EQ(h.f64.at("point")[i], static_cast<double>(i));
         const double csv = num(recs[i].at("metric:sim_time_us"));
