@@ -18,92 +18,90 @@ std::string op_get(const Check& c, const std::string& key, const std::string& de
     return it == c.op.end() ? def : it->second;
 }
 
-}  // namespace
+// The operands of a check's `op`, read with errors that name workload.pe.checks.<i>.op.<key>.
+class OpReader {
+public:
+    OpReader(const Check& c, size_t index)
+        : m_c(c), m_key("workload.pe.checks." + std::to_string(index)) {}
 
-PreparedCheck prepare_check(const Check& c, size_t index, const PeWorkload& s,
-                            const spinnaker2::PePlatformParams& p) {
-    PreparedCheck pc{&c, "", {}, {}};
-    const std::string key = "workload.pe.checks." + std::to_string(index);
-    auto fail = [&](const std::string& k, const std::string& msg) -> PreparedCheck {
-        throw ScenarioError({ConfigError{c.origin, key + (k.empty() ? "" : "." + k), msg}});
-    };
-    auto as_uint = [&](const std::string& k, uint32_t def) {
-        const std::string v = op_get(c, k);
+    [[noreturn]] void fail(const std::string& k, const std::string& msg) const {
+        throw ScenarioError({ConfigError{m_c.origin, m_key + (k.empty() ? "" : "." + k), msg}});
+    }
+    std::string get(const std::string& k, const std::string& def = "") const {
+        return op_get(m_c, k, def);
+    }
+    uint32_t as_uint(const std::string& k, uint32_t def) const {
+        const std::string v = get(k);
         if (v.empty()) return def;
         char* end = nullptr;
         const unsigned long x = std::strtoul(v.c_str(), &end, 0);
         if (*end || x > 0xFFFFFFFFul)
             fail("op." + k, "expected an unsigned integer, got \"" + v + "\"");
         return static_cast<uint32_t>(x);
-    };
-    auto as_bool = [&](const std::string& k, bool def) {
-        const std::string v = op_get(c, k);
+    }
+    bool as_bool(const std::string& k, bool def) const {
+        const std::string v = get(k);
         if (v.empty()) return def;
         if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
         if (v == "false" || v == "no" || v == "off" || v == "0") return false;
         fail("op." + k, "expected true or false, got \"" + v + "\"");
-        return def;
+    }
+
+private:
+    const Check& m_c;
+    std::string m_key;
+};
+
+// seed 003's sparse MLP (firmware/programs/sparse_mlp); evaluate_sparse_mlp runs it.
+void prepare_sparse_mlp(const Check& c, const OpReader& r, const PeWorkload& s, PreparedCheck& pc) {
+    auto fail = [&](const std::string& k, const std::string& msg) { r.fail(k, msg); };
+    auto as_uint = [&](const std::string& k, uint32_t def) { return r.as_uint(k, def); };
+    // seed 003's sparse MLP (firmware/programs/sparse_mlp); evaluate_sparse_mlp runs it.
+    auto buffer = [&](const std::string& k, std::initializer_list<DType> types) -> const Buffer& {
+        const auto it = s.buffers.find(op_get(c, k));
+        if (it == s.buffers.end()) fail("op." + k, "unknown buffer \"" + op_get(c, k) + "\"");
+        if (std::find(types.begin(), types.end(), it->second.dtype) == types.end())
+            fail("op." + k,
+                 "buffer " + it->first + " has the wrong dtype " + dtype_name(it->second.dtype));
+        return it->second;
     };
-    if (c.kind == "equal") {
-        pc.title = c.buffer + " == " + c.expect;
-        return pc;
+    const bool argmax = op_get(c, "out", "logits") == "argmax";
+    if (!argmax && op_get(c, "out", "logits") != "logits")
+        fail("op.out", "expected logits or argmax");
+    const uint32_t n_in = as_uint("n_in", 0), n_out = as_uint("n_out", 0);
+    if (!n_in || !as_uint("n_h1", 0) || !as_uint("n_h2", 0) || !n_out)
+        fail("op", "needs n_in, n_h1, n_h2, n_out > 0");
+    if (as_uint("shift1", 0) > 31 || as_uint("shift2", 0) > 31)
+        fail("op", "shift1 and shift2 must be 0..31");
+    const Buffer& in = buffer("input", {DType::u8});
+    const Buffer& out = s.buffers.at(c.buffer);
+    if (out.dtype != (argmax ? DType::u8 : DType::i32))
+        fail("buffer", "needs an int32 buffer for logits, uint8 for argmax");
+    const uint64_t count =
+        as_uint("count", static_cast<uint32_t>(argmax ? out.elements() : out.elements() / n_out));
+    if (in.elements() < (uint64_t(as_uint("first", 0)) + count) * n_in ||
+        out.elements() < count * (argmax ? 1 : n_out))
+        fail("op",
+             "input " + in.name + " or result " + out.name + " too small for first + count inputs");
+    for (int l = 1; l <= 3; ++l) {
+        const std::string n = std::to_string(l);
+        const uint64_t nnz =
+            as_uint("nnz" + n, static_cast<uint32_t>(buffer("rows" + n, {DType::u16}).elements()));
+        if (buffer("rows" + n, {DType::u16}).elements() < nnz ||
+            buffer("cols" + n, {DType::u16}).elements() < nnz ||
+            buffer("w" + n, {DType::i16}).elements() < nnz)
+            fail("op.nnz" + n, "rows" + n + ", cols" + n + " and w" + n + " need " +
+                                   std::to_string(nnz) + " elements");
     }
-    const std::string fn = op_get(c, "fn");
-    if (c.kind == "allclose") {
-        if (fn != "softmax") fail("op.fn", "allclose supports fn: softmax, got \"" + fn + "\"");
-        const uint32_t row = as_uint("row", 1);
-        if (row == 0 || s.buffers.at(op_get(c, "input")).elements() % row)
-            fail("op.row", "must be > 0 and divide the element count of " + op_get(c, "input"));
-        pc.title =
-            c.buffer + " ~ softmax(" + op_get(c, "input") + ") within " + std::to_string(c.atol);
-        return pc;
-    }
-    // kind == reference
-    if (fn == "sparse_mlp") {
-        // seed 003's sparse MLP (firmware/programs/sparse_mlp); evaluate_sparse_mlp runs it.
-        auto buffer = [&](const std::string& k,
-                          std::initializer_list<DType> types) -> const Buffer& {
-            const auto it = s.buffers.find(op_get(c, k));
-            if (it == s.buffers.end()) fail("op." + k, "unknown buffer \"" + op_get(c, k) + "\"");
-            if (std::find(types.begin(), types.end(), it->second.dtype) == types.end())
-                fail("op." + k, "buffer " + it->first + " has the wrong dtype " +
-                                    dtype_name(it->second.dtype));
-            return it->second;
-        };
-        const bool argmax = op_get(c, "out", "logits") == "argmax";
-        if (!argmax && op_get(c, "out", "logits") != "logits")
-            fail("op.out", "expected logits or argmax");
-        const uint32_t n_in = as_uint("n_in", 0), n_out = as_uint("n_out", 0);
-        if (!n_in || !as_uint("n_h1", 0) || !as_uint("n_h2", 0) || !n_out)
-            fail("op", "needs n_in, n_h1, n_h2, n_out > 0");
-        if (as_uint("shift1", 0) > 31 || as_uint("shift2", 0) > 31)
-            fail("op", "shift1 and shift2 must be 0..31");
-        const Buffer& in = buffer("input", {DType::u8});
-        const Buffer& out = s.buffers.at(c.buffer);
-        if (out.dtype != (argmax ? DType::u8 : DType::i32))
-            fail("buffer", "needs an int32 buffer for logits, uint8 for argmax");
-        const uint64_t count = as_uint(
-            "count", static_cast<uint32_t>(argmax ? out.elements() : out.elements() / n_out));
-        if (in.elements() < (uint64_t(as_uint("first", 0)) + count) * n_in ||
-            out.elements() < count * (argmax ? 1 : n_out))
-            fail("op", "input " + in.name + " or result " + out.name +
-                           " too small for first + count inputs");
-        for (int l = 1; l <= 3; ++l) {
-            const std::string n = std::to_string(l);
-            const uint64_t nnz = as_uint(
-                "nnz" + n, static_cast<uint32_t>(buffer("rows" + n, {DType::u16}).elements()));
-            if (buffer("rows" + n, {DType::u16}).elements() < nnz ||
-                buffer("cols" + n, {DType::u16}).elements() < nnz ||
-                buffer("w" + n, {DType::i16}).elements() < nnz)
-                fail("op.nnz" + n, "rows" + n + ", cols" + n + " and w" + n + " need " +
-                                       std::to_string(nnz) + " elements");
-        }
-        pc.title = c.buffer + " = sparse_mlp(" + in.name + ")" + (argmax ? " argmax" : "");
-        return pc;
-    }
-    if (fn != "mla_matmul" && fn != "mla_conv2d")
-        fail("op.fn",
-             "unknown reference \"" + fn + "\" (valid: mla_matmul, mla_conv2d, sparse_mlp)");
+    pc.title = c.buffer + " = sparse_mlp(" + in.name + ")" + (argmax ? " argmax" : "");
+}
+
+// An MLA operation (mla_matmul, mla_conv2d): the op's shape against the buffers.
+void prepare_mla(const Check& c, const OpReader& r, const PeWorkload& s,
+                 const spinnaker2::PePlatformParams& p, const std::string& fn, PreparedCheck& pc) {
+    auto fail = [&](const std::string& k, const std::string& msg) { r.fail(k, msg); };
+    auto as_uint = [&](const std::string& k, uint32_t def) { return r.as_uint(k, def); };
+    auto as_bool = [&](const std::string& k, bool def) { return r.as_bool(k, def); };
     reference::MlaOp& op = pc.op;
     op.mode = fn == "mla_matmul" ? reference::MlaMode::matmul : reference::MlaMode::conv2d;
     const Buffer& a = s.buffers.at(op_get(c, "a"));
@@ -165,6 +163,35 @@ PreparedCheck prepare_check(const Check& c, size_t index, const PeWorkload& s,
     }
     pc.title = c.buffer + " = " + fn + "(" + a.name + ", " + b.name +
                (op.bias_en ? ", " + op_get(c, "bias") : "") + ")";
+}
+
+}  // namespace
+
+PreparedCheck prepare_check(const Check& c, size_t index, const PeWorkload& s,
+                            const spinnaker2::PePlatformParams& p) {
+    PreparedCheck pc{&c, "", {}, {}};
+    const OpReader r(c, index);
+    if (c.kind == "equal") {
+        pc.title = c.buffer + " == " + c.expect;
+        return pc;
+    }
+    const std::string fn = op_get(c, "fn");
+    if (c.kind == "allclose") {
+        if (fn != "softmax") r.fail("op.fn", "allclose supports fn: softmax, got \"" + fn + "\"");
+        const uint32_t row = r.as_uint("row", 1);
+        if (row == 0 || s.buffers.at(op_get(c, "input")).elements() % row)
+            r.fail("op.row", "must be > 0 and divide the element count of " + op_get(c, "input"));
+        pc.title =
+            c.buffer + " ~ softmax(" + op_get(c, "input") + ") within " + std::to_string(c.atol);
+        return pc;
+    }
+    if (fn == "sparse_mlp")
+        prepare_sparse_mlp(c, r, s, pc);
+    else if (fn == "mla_matmul" || fn == "mla_conv2d")
+        prepare_mla(c, r, s, p, fn, pc);
+    else
+        r.fail("op.fn",
+               "unknown reference \"" + fn + "\" (valid: mla_matmul, mla_conv2d, sparse_mlp)");
     return pc;
 }
 
