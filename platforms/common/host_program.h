@@ -36,9 +36,14 @@ struct RunOptions {
     bool elaborate_only = false;  // validate and lay out everything, print the layout, stop
     bool progress = true;         // progress on stderr (a line on a terminal, else log lines)
     double progress_interval_s = 10.0;  // log lines: one per interval
+    double max_wall_s = 0;              // wall-time limit (0: none): the run stops as "timeout"
 };
 
 struct RunResult {
+    // "ok", "error" (the simulation or a check failed), "interrupted" (SIGINT/SIGTERM) or
+    // "timeout" (the wall-time limit): the trace's /run status.
+    std::string status = "error";
+    int signal = 0;              // the signal that interrupted the run
     bool ok = false;             // the simulation succeeded and every check passed
     bool sim_error = false;      // fault, hang, timeout, bad exit status, failed host program
     bool checks_failed = false;  // a result differs from its reference
@@ -104,6 +109,14 @@ public:
     // Appended to the report's wall time: default "(Nx slower than real time)".
     virtual std::string wall_note(const RunResult& r) const;
 };
+
+// Asks a running simulation to stop at its next slice boundary (within about half a second of
+// wall time): it keeps what it has (tables of the completed inferences or runs, counters), ends
+// with status "interrupted" and says where it stopped. Async-signal-safe: the CLI calls it from
+// its SIGINT/SIGTERM handler.
+void request_interrupt(int signal) noexcept;
+// The signal of a pending request, or 0 (cleared by the next run).
+int interrupt_requested() noexcept;
 
 // The host program registered for a workload kind, or nullptr. Defined with the registry in
 // workloads/hosts.cpp (library nmsim_workloads), as is the first run_scenario below.

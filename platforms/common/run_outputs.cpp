@@ -126,7 +126,7 @@ std::string stats_txt(const std::vector<trace::CounterRow>& counters, const RunR
     std::ostringstream o;
     o << "# nmsim statistics: name, value, unit (metrics first, then components as in the "
          "trace's /summary/counters)\n";
-    o << "# status " << (r.ok ? "ok" : "error") << (r.message.empty() ? "" : ": " + r.message)
+    o << "# status " << r.status << (r.message.empty() ? "" : ": " + r.message)
       << "\n";
     auto rows = counters;
     std::stable_partition(rows.begin(), rows.end(),
@@ -146,7 +146,7 @@ std::string stats_json(const scenario::Scenario& s, const std::vector<trace::Cou
     j["platform"] = s.platform_kind;
     j["workload"] = s.workload.kind();
     j["seed"] = s.seed;
-    j["status"] = r.ok ? "ok" : "error";
+    j["status"] = r.status;
     j["message"] = r.message;
     j["sim_time_us"] = r.sim_time_us;
     j["wall_seconds"] = r.wall_seconds;

@@ -13,8 +13,8 @@ Every call runs the ``nmsim`` command line tool as a child process (``nmsim run 
 """
 
 from ._cli import find_binary, format_value
-from .errors import (BinaryNotFoundError, CrashError, InputError, NmsimError, RunTimeout,
-                     ScenarioError, SimulationError, parse_errors)
+from .errors import (BinaryNotFoundError, CrashError, InputError, Interrupted, NmsimError,
+                     RunTimeout, ScenarioError, SimulationError, parse_errors)
 from .run import Run, run
 from .sweep import SweepResult, sweep
 
@@ -31,4 +31,4 @@ def version(binary=None):
 
 __all__ = ["run", "sweep", "Run", "SweepResult", "find_binary", "format_value", "version",
            "NmsimError", "BinaryNotFoundError", "InputError", "ScenarioError",
-           "SimulationError", "CrashError", "RunTimeout", "parse_errors", "__version__"]
+           "SimulationError", "CrashError", "Interrupted", "RunTimeout", "parse_errors", "__version__"]

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 
-from .errors import BinaryNotFoundError, CrashError, InputError, RunTimeout
+from .errors import BinaryNotFoundError, CrashError, InputError, Interrupted, RunTimeout
 
 _PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
 
@@ -184,7 +184,8 @@ def execute(command, *, cwd, timeout=None, echo=False, env=None, run_dir=None):
 
 
 def raise_for_status(done, *, run_dir=None, scenario_yaml=None, what="nmsim"):
-    """Raises InputError for exit status 2 and CrashError for anything but 0 and 1."""
+    """Raises InputError for exit status 2, Interrupted for 130 and 143 (SIGINT, SIGTERM: the
+    run stopped cleanly and kept its outputs) and CrashError for anything else but 0 and 1."""
     rc = done.returncode
     if rc in (0, 1):
         return
@@ -194,4 +195,6 @@ def raise_for_status(done, *, run_dir=None, scenario_yaml=None, what="nmsim"):
         raise InputError(text or f"{what}: bad input (exit status 2)",
                          scenario_yaml=scenario_yaml, **kw)
     last = text.splitlines()[-1] if text else ""
+    if rc in (130, 143):
+        raise Interrupted(f"{what}: " + (last or f"interrupted (exit status {rc})"), **kw)
     raise CrashError(f"{what} {_describe_status(rc)}" + (f": {last}" if last else ""), **kw)

@@ -88,6 +88,11 @@ class CrashError(NmsimError):
     0, 1 or 2, or a run that left no ``stats.json``. Whatever it wrote is in ``dir``."""
 
 
+class Interrupted(NmsimError):
+    """The run was stopped by SIGINT or SIGTERM (exit status 130 or 143): it kept its trace and
+    run directory, with status "interrupted" and the tables of what it completed, in ``dir``."""
+
+
 class RunTimeout(NmsimError, TimeoutError):
     """The ``nmsim`` process ran longer than ``timeout`` seconds and was killed. A killed run
     leaves a readable prefix of its trace in ``dir`` (traces/README.md, crash safety)."""

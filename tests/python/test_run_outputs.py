@@ -136,3 +136,55 @@ def test_progress_lines_in_logs(nmsim_binary, tmp_path):
     q = subprocess.run(base + ["--progress-interval", "0.05", "-q"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=120)
     assert q.returncode == 0 and q.stderr == "" and q.stdout == ""
+
+
+def _long_mlp(nmsim_binary, tmp_path, *extra):
+    return [nmsim_binary, "run", str(SOURCE_DIR / "scenarios" / "s2_mlp_fmnist.yaml"),
+            "--set", "workload.dnn.count=1000", "-o", str(tmp_path / "t.h5"),
+            "--progress-interval", "0.2", *extra]
+
+
+@pytest.mark.parametrize("sig,code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_signal_stops_the_run_and_keeps_its_trace(nmsim_binary, nmsim_trace_cli, tmp_path, sig,
+                                                  code):
+    import signal
+
+    p = subprocess.Popen(_long_mlp(nmsim_binary, tmp_path), cwd=tmp_path, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Wait until inferences are running (the first progress line), then signal.
+    line = p.stderr.readline()
+    assert "inferences" in line, line
+    p.send_signal(getattr(signal, sig))
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == code, err
+    m = re.search(rf"interrupted by {sig} at .* of simulated time \((\d+) of 1000 inferences",
+                  err)
+    assert m, err
+    done = int(m.group(1))
+    assert 0 < done < 1000
+    assert "result           INTERRUPTED: interrupted by " + sig in out
+    import nmsim_trace
+
+    t = nmsim_trace.load(str(tmp_path / "t.h5"))
+    assert t.run["status"] == "interrupted"
+    assert len(t.table("dnn/inferences")) == done
+    assert metrics(t)["dnn.inferences"] == done
+    b = subprocess.run([nmsim_trace_cli, "breakdown", str(tmp_path / "t.h5")],
+                       capture_output=True, text=True, timeout=60)
+    assert b.returncode == 0, b.stderr
+    assert f"mean of {done} inferences" in b.stdout
+    s = subprocess.run([nmsim_trace_cli, "summary", str(tmp_path / "t.h5")],
+                       capture_output=True, text=True, timeout=60)
+    assert s.returncode == 0 and "interrupted" in s.stdout
+
+
+def test_wall_time_limit_stops_the_run_as_timeout(nmsim_binary, tmp_path):
+    p = subprocess.run(_long_mlp(nmsim_binary, tmp_path, "--max-wall", "0.5"), cwd=tmp_path,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert "timeout: the wall-time limit of 0.5 s was reached at" in p.stderr
+    import nmsim_trace
+
+    t = nmsim_trace.load(str(tmp_path / "t.h5"))
+    assert t.run["status"] == "timeout"
+    assert 0 < len(t.table("dnn/inferences")) < 1000

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -75,7 +76,28 @@ struct RunArgs {
     std::vector<std::string> sets;
     bool quiet = false, elaborate_only = false;
     double progress_interval_s = 10.0;
+    double max_wall_s = 0;
 };
+
+// SIGINT and SIGTERM ask the run to stop at its next slice boundary (it keeps its trace, status
+// "interrupted"); the handler is reset by the first signal, so a second one ends the process at
+// once (the trace then holds what was flushed: a readable prefix).
+extern "C" void on_stop_signal(int sig) { run::request_interrupt(sig); }
+
+void install_stop_handlers() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+// 0 ok, 1 failed or timed out, 128 + signal when interrupted (130 SIGINT, 143 SIGTERM).
+int exit_status(const run::RunResult& r) {
+    if (r.status == "interrupted") return 128 + r.signal;
+    return r.ok ? 0 : 1;
+}
 
 int cmd_run(const RunArgs& a, const std::string& argv) {
     if (!a.out.empty() && !a.run_dir.empty()) {
@@ -96,8 +118,10 @@ int cmd_run(const RunArgs& a, const std::string& argv) {
         o.quiet = a.quiet;
         o.elaborate_only = a.elaborate_only;
         o.progress_interval_s = a.progress_interval_s;
+        o.max_wall_s = a.max_wall_s > 0 ? a.max_wall_s : s.limits.max_wall_s;
+        install_stop_handlers();
         const auto r = run::run_scenario(s, o, std::cout, std::cerr);
-        return r.ok ? 0 : 1;
+        return exit_status(r);
     } catch (const scenario::ScenarioError& e) {
         return report_scenario_error(e);
     } catch (const std::exception& e) {
@@ -324,6 +348,10 @@ int main(int argc, char** argv) {
                     "scenario file's");
     run->add_option("--progress-interval", ra.progress_interval_s,
                     "seconds between progress lines when stderr is not a terminal (default 10)")
+        ->check(CLI::PositiveNumber);
+    run->add_option("--max-wall", ra.max_wall_s,
+                    "wall-time limit in seconds: the run stops cleanly with status timeout "
+                    "(overrides the scenario's limits.max_wall_s)")
         ->check(CLI::PositiveNumber);
     run->add_flag("-q,--quiet", ra.quiet,
                   "no report, no console echo, no progress (errors are still printed)");

@@ -121,6 +121,10 @@ int64_t wrap_twos_complement(int64_t value, unsigned bits) {
     return r;
 }
 
+// Two's-complement wrap-around is arithmetic modulo 2^acc_bits, so wrapping after every
+// accumulation step (what the MLA does) gives the same value as summing exactly and wrapping once
+// at the end; the sums below cannot overflow int64 (|product| <= 2^30, at most 2^32 terms). The
+// loops run over output rows so that B is read row by row.
 std::vector<int32_t> mla_matmul_ref(const MlaOp& op, const std::vector<int32_t>& a,
                                     const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
                                     const std::vector<int32_t>& c_old) {
@@ -128,15 +132,17 @@ std::vector<int32_t> mla_matmul_ref(const MlaOp& op, const std::vector<int32_t>&
     require(op.m > 0 && op.k > 0 && op.n > 0, "zero dimension");
     check_common(op, a, b, bias, c_old, op.n);
     std::vector<int32_t> c(op.c_count());
+    std::vector<int64_t> acc(op.n);
     for (size_t i = 0; i < op.m; ++i) {
-        for (size_t j = 0; j < op.n; ++j) {
-            int64_t acc = op.bias_en ? wrap_twos_complement(bias[j], op.acc_bits) : 0;
-            for (size_t p = 0; p < op.k; ++p) {
-                const int64_t prod = int64_t{a[i * op.k + p]} * int64_t{b[p * op.n + j]};
-                acc = wrap_twos_complement(acc + prod, op.acc_bits);
-            }
-            c[i * op.n + j] = finish(op, acc, i * op.n + j, c_old);
+        for (size_t j = 0; j < op.n; ++j) acc[j] = op.bias_en ? int64_t{bias[j]} : 0;
+        for (size_t p = 0; p < op.k; ++p) {
+            const int64_t x = a[i * op.k + p];
+            const int32_t* row = b.data() + p * op.n;
+            for (size_t j = 0; j < op.n; ++j) acc[j] += x * row[j];
         }
+        for (size_t j = 0; j < op.n; ++j)
+            c[i * op.n + j] =
+                finish(op, wrap_twos_complement(acc[j], op.acc_bits), i * op.n + j, c_old);
     }
     return c;
 }
@@ -150,26 +156,29 @@ std::vector<int32_t> mla_conv2d_ref(const MlaOp& op, const std::vector<int32_t>&
             "zero dimension");
     check_common(op, a, b, bias, c_old, op.ofm_c);
     const int64_t oh = op.out_h(), ow = op.out_w();
+    const size_t oc_n = op.ofm_c;
     std::vector<int32_t> c(op.c_count());
+    std::vector<int64_t> acc(oc_n);
     for (int64_t oy = 0; oy < oh; ++oy) {
         for (int64_t ox = 0; ox < ow; ++ox) {
-            for (int64_t oc = 0; oc < op.ofm_c; ++oc) {
-                int64_t acc = op.bias_en ? wrap_twos_complement(bias[oc], op.acc_bits) : 0;
-                for (int64_t ky = 0; ky < op.ker_h; ++ky) {
-                    for (int64_t kx = 0; kx < op.ker_w; ++kx) {
-                        const int64_t iy = oy * op.stride + ky - op.pad;
-                        const int64_t ix = ox * op.stride + kx - op.pad;
-                        if (iy < 0 || iy >= op.ifm_h || ix < 0 || ix >= op.ifm_w) continue;
-                        for (int64_t ic = 0; ic < op.ifm_c; ++ic) {
-                            const int64_t x = a[(iy * op.ifm_w + ix) * op.ifm_c + ic];
-                            const int64_t w =
-                                b[((ky * op.ker_w + kx) * op.ifm_c + ic) * op.ofm_c + oc];
-                            acc = wrap_twos_complement(acc + x * w, op.acc_bits);
-                        }
+            for (size_t oc = 0; oc < oc_n; ++oc) acc[oc] = op.bias_en ? int64_t{bias[oc]} : 0;
+            for (int64_t ky = 0; ky < op.ker_h; ++ky) {
+                for (int64_t kx = 0; kx < op.ker_w; ++kx) {
+                    const int64_t iy = oy * op.stride + ky - op.pad;
+                    const int64_t ix = ox * op.stride + kx - op.pad;
+                    if (iy < 0 || iy >= op.ifm_h || ix < 0 || ix >= op.ifm_w) continue;
+                    for (int64_t ic = 0; ic < op.ifm_c; ++ic) {
+                        const int64_t x =
+                            a[static_cast<size_t>((iy * op.ifm_w + ix) * op.ifm_c + ic)];
+                        const int32_t* w =
+                            b.data() + ((ky * op.ker_w + kx) * op.ifm_c + ic) * op.ofm_c;
+                        for (size_t oc = 0; oc < oc_n; ++oc) acc[oc] += x * w[oc];
                     }
                 }
-                const size_t idx = static_cast<size_t>((oy * ow + ox) * op.ofm_c + oc);
-                c[idx] = finish(op, acc, idx, c_old);
+            }
+            for (size_t oc = 0; oc < oc_n; ++oc) {
+                const size_t idx = static_cast<size_t>((oy * ow + ox) * op.ofm_c) + oc;
+                c[idx] = finish(op, wrap_twos_complement(acc[oc], op.acc_bits), idx, c_old);
             }
         }
     }

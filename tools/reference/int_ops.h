@@ -1,8 +1,9 @@
 // Plain integer reference implementations, independent of the SystemC models: the SpiNNaker2 MLA
 // (matrix multiply and 2-D convolution with its requantisation), a double-precision softmax and
 // the DNN worker's int8 softmax (dnn_image.h).
-// Written for obviousness, not speed: naive loops, a wrap after every accumulation step and
-// explicit floor division for the rounding. Semantics follow
+// Written for obviousness: plain loops, exact sums wrapped to acc_bits (equal to the MLA's wrap
+// after every step: two's complement is arithmetic modulo 2^acc_bits) and explicit floor
+// division for the rounding. Semantics follow
 // firmware/include/nmsim/hw/spinnaker2/mla_regs.h:
 //   acc = bias[n] + sum_k a*b, wrapped to acc_bits (two's complement) after every step
 //   r   = floor((acc + 2^(shift-1)) / 2^shift)   (round half up; r = acc for shift 0)

@@ -46,13 +46,17 @@ const std::vector<KeyDoc>& frame_keys() {
          "and -d override it"},
         {"trace.events", "bool", "true", "false: write summaries only, no event tables"},
         {"trace.console_stdout", "bool", "true", "echo firmware console lines to stdout"},
+        {"limits.max_wall_s", "real > 0 (seconds)", "none",
+         "wall-time limit: the run stops cleanly with status timeout (--max-wall overrides it); "
+         "the simulated-time limit is the platform parameter sim.max_time"},
     };
     return keys;
 }
 
 namespace {
 
-const char* const kDocKeys[] = {"name", "description", "seed", "platform", "workload", "trace"};
+const char* const kDocKeys[] = {"name",     "description", "seed",  "platform",
+                                "workload", "trace",       "limits"};
 
 std::vector<std::string> doc_keys() { return {std::begin(kDocKeys), std::end(kDocKeys)}; }
 
@@ -71,6 +75,7 @@ private:
     void flatten_params(const YNode& n, const std::string& prefix, const std::string& key);
     void load_workload(const YNode* w, const YNode& root, const Fields& top);
     void load_trace(const YNode* n);
+    void load_limits(const YNode* n);
     [[noreturn]] void fail(const std::string& msg) const {
         throw ScenarioError({ConfigError{Origin{m_path, 0, 0}, "", msg}});
     }
@@ -291,6 +296,13 @@ void Loader::load_trace(const YNode* n) {
     if (m_s.trace.file.empty()) m_s.trace.file = m_s.name + ".h5";
 }
 
+void Loader::load_limits(const YNode* n) {
+    Fields f = m_r.read_map(n, "limits", {"max_wall_s"}, true);
+    if (auto v = m_r.get_real(f.get("max_wall_s"), "limits.max_wall_s", 1e-3, 1e9,
+                              "a wall-time limit in seconds"))
+        m_s.limits.max_wall_s = *v;
+}
+
 Scenario Loader::run() {
     m_s.path = m_path;
     m_s.source_text = read_text();
@@ -354,6 +366,7 @@ Scenario Loader::run() {
 
     load_workload(top.get("workload"), root, top);
     load_trace(top.get("trace"));
+    load_limits(top.get("limits"));
 
     std::vector<ConfigError> errors = m_r.take_errors();
     if (!errors.empty()) throw ScenarioError(std::move(errors));
@@ -394,6 +407,9 @@ std::string dump(const Scenario& s) {
     e << YAML::Key << "events" << YAML::Value << s.trace.events;
     e << YAML::Key << "console_stdout" << YAML::Value << s.trace.console_stdout;
     e << YAML::EndMap;
+    if (s.limits.max_wall_s > 0)
+        e << YAML::Key << "limits" << YAML::Value << YAML::BeginMap << YAML::Key << "max_wall_s"
+          << YAML::Value << s.limits.max_wall_s << YAML::EndMap;
     e << YAML::EndMap;
     return std::string(e.c_str()) + "\n";
 }
@@ -416,7 +432,8 @@ std::string diff_resolved(const Scenario& a, const Scenario& b) {
         a.workload.spec()->diff(*b.workload.spec(), "workload." + a.workload.kind(), d);
     d.field("trace.file", a.trace.file, b.trace.file)
         .field("trace.events", a.trace.events, b.trace.events)
-        .field("trace.console_stdout", a.trace.console_stdout, b.trace.console_stdout);
+        .field("trace.console_stdout", a.trace.console_stdout, b.trace.console_stdout)
+        .field("limits.max_wall_s", a.limits.max_wall_s, b.limits.max_wall_s);
     return d.result();
 }
 

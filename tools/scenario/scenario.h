@@ -21,6 +21,12 @@ struct TraceOptions {
     bool console_stdout = true;  // echo console lines to stdout
 };
 
+// Limits of a run that are not platform parameters (the simulated-time limit is the platform's
+// sim.max_time).
+struct Limits {
+    double max_wall_s = 0;  // wall-time limit in seconds (0: none): the run stops as "timeout"
+};
+
 struct ParamOverride {
     std::string path;   // platform parameter path, e.g. "pe.mla.acc_bits"
     std::string value;  // scalar text as written
@@ -36,6 +42,7 @@ struct Scenario {
     uint64_t seed = 1;
     Workload workload;  // workload.kind() is the registered name: "pe", "dnn", "bss2"
     TraceOptions trace;
+    Limits limits;
     std::string source_text;            // the YAML as loaded, for the trace
     std::vector<ConfigError> warnings;  // problems that do not stop the run (old spellings)
 };

@@ -569,9 +569,11 @@ std::vector<CounterRow> Hdf5Writer::counters() const {
 
 void Hdf5Writer::finish(const std::string& status, const std::string& message, uint64_t sim_time_ps,
                         double wall_seconds) {
-    if (status != "ok" && status != "error")
-        throw std::invalid_argument(
-            m_path + ": finish() status must be \"ok\" or \"error\", got \"" + status + "\"");
+    if (status != "ok" && status != "error" && status != "interrupted" && status != "timeout")
+        throw std::invalid_argument(m_path +
+                                    ": finish() status must be \"ok\", \"error\", \"interrupted\" "
+                                    "or \"timeout\", got \"" +
+                                    status + "\"");
     if (m_state == State::closed) throw std::logic_error(m_path + ": finish() called twice");
     if (m_state == State::created) start();
     flush();

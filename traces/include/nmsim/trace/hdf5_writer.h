@@ -81,7 +81,8 @@ public:
                  double value) override;
     // Writes all buffered rows now (e.g. before a risky step); normally not needed.
     void flush();
-    // status "ok" or "error". Writes rows, counters and /run (last), then closes the file.
+    // status "ok", "error", "interrupted" (stopped by a signal) or "timeout" (a wall-time
+    // limit). Writes rows, counters and /run (last), then closes the file.
     // Calls start() first if it was not called.
     void finish(const std::string& status, const std::string& message, uint64_t sim_time_ps,
                 double wall_seconds);
