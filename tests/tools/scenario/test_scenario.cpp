@@ -372,7 +372,7 @@ TEST_F(ScenarioTest, UnknownKeysListValidKeysAndSuggest) {
     EXPECT_EQ(errs[1].str(),
               path() +
                   ":7:1: error: sede: unknown key \"sede\"; did you mean \"seed\"? (valid "
-                  "keys: name, description, seed, platform, workload, trace)");
+                  "keys: name, description, seed, platform, workload, trace, limits)");
 
     // Nothing close: no suggestion, only the list.
     auto errs2 = errors_of(std::string(kMinimal) + "trace: {zzzzzzzz: 1}\n");
@@ -1542,6 +1542,18 @@ TEST(WorkloadRegistry, ReadmeDocumentsEveryKey) {
         const std::string leaf = d.key.substr(d.key.find_last_of('.') + 1);
         EXPECT_NE(readme.find("`" + leaf + "`"), std::string::npos) << d.key;
     }
+}
+
+TEST_F(ScenarioTest, WallTimeLimit) {
+    const Scenario s = load_text(std::string(kMinimal) + "limits: {max_wall_s: 90}\n");
+    EXPECT_EQ(s.limits.max_wall_s, 90.0);
+    EXPECT_EQ(load_text(kMinimal).limits.max_wall_s, 0.0);  // none
+    auto errs = errors_of(std::string(kMinimal) + "limits: {max_wall_s: -1}\n");
+    EXPECT_EQ(only_error(errs, path(), 5, 22, "limits.max_wall_s"),
+              "expected a wall-time limit in seconds in [0.001, 1e+09], got \"-1\"");
+    errs = errors_of(std::string(kMinimal) + "limits: {wall: 1}\n");
+    EXPECT_EQ(only_error(errs, path(), 5, 10, "limits.wall"),
+              "unknown key \"wall\" (valid keys: max_wall_s)");
 }
 
 TEST_F(ScenarioTest, OldPeFormReadsAsWorkloadPeWithAWarning) {
