@@ -59,6 +59,10 @@ YNode* value_node(YNode& n, const std::string& k) {
 
 namespace {
 
+// Aliases are expanded into copies: a small file can stand for a huge tree (an alias bomb). The
+// tree is bounded; data that large belongs in a file (e.g. a buffer's init: {file: ...}).
+constexpr size_t kMaxNodes = 1000000;
+
 class Converter {
 public:
     Converter(std::string path, bool from_set, std::vector<ConfigError>& errors)
@@ -73,6 +77,11 @@ public:
     YNode convert(const YAML::Node& n, int depth) {
         YNode out;
         out.origin = origin_of(n.Mark());
+        if (++m_nodes > kMaxNodes)
+            throw ScenarioError({ConfigError{
+                out.origin, "",
+                "the document expands to more than " + std::to_string(kMaxNodes) +
+                    " nodes (aliases are copied; put large data in a file)"}});
         if (depth > 64) {
             m_errors.push_back(
                 {out.origin, "", "nesting deeper than 64 levels (recursive alias?)"});
@@ -113,6 +122,7 @@ private:
     std::string m_path;
     bool m_from_set;
     std::vector<ConfigError>& m_errors;
+    size_t m_nodes = 0;
 };
 
 }  // namespace

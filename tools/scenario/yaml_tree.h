@@ -33,8 +33,9 @@ const YNode* value_node(const YNode& n, const std::string& k);
 YNode* value_node(YNode& n, const std::string& k);
 
 // Parses YAML `text` (of file `path`) into a tree. Throws ScenarioError for malformed YAML (with
-// a hint when a tab in the indentation is the cause); problems inside a well-formed document
-// (non-scalar keys, nesting deeper than 64) go to `errors`.
+// a hint when a tab in the indentation is the cause) and for a document that expands (aliases
+// are copied) to more than a million nodes; problems inside a well-formed document (non-scalar
+// keys, nesting deeper than 64 levels) go to `errors`.
 YNode parse_yaml(const std::string& text, const std::string& path,
                  std::vector<ConfigError>& errors);
 

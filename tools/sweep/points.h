@@ -30,6 +30,10 @@ std::vector<Point> expand_points(const SweepSpec& s);
 // The random samples alone (n rows, params in file order); exposed for tests.
 std::vector<std::vector<std::string>> draw_samples(const RandomSpec& r);
 
+// The most points one sweep may have (a sweep directory holds a trace per point; sample a larger
+// space with `random`, or split it).
+constexpr uint64_t kMaxPoints = 1000000;
+
 // The number of points expand_points() returns, without building them (checks overflow).
 uint64_t point_count(const SweepSpec& s);
 

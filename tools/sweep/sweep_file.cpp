@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "models/common/param.h"
+#include "tools/sweep/points.h"
 
 namespace nmsim::sweep {
 
@@ -21,6 +23,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kTopKeys = {"name", "description", "base",    "set",    "axes",
                                            "zip",  "random",      "metrics", "output", "slurm"};
 const std::vector<std::string> kRandomKeys = {"n", "seed", "params"};
+constexpr size_t kMaxValueNodes = 100000;  // one point's value of a list axis (e.g. rates_hz)
 const std::vector<std::string> kDistKeys = {"uniform", "loguniform", "int", "choice"};
 const std::vector<std::string> kSlurmKeys = {"partition", "time", "cpus_per_task", "max_parallel"};
 
@@ -112,11 +115,35 @@ public:
         }
         check_lengths(s);
         check_duplicates(s);
+        if (m_errors.empty()) check_point_count(s, root);
         if (!m_errors.empty()) throw ScenarioError(m_errors);
         return s;
     }
 
 private:
+    // The whole sweep within kMaxPoints (each part alone was checked where it is read).
+    void check_point_count(const SweepSpec& s, const YAML::Node& root) {
+        std::string parts;
+        for (const auto& a : s.axes)
+            parts += (parts.empty() ? "" : " x ") + std::to_string(a.values.size());
+        if (!s.zip.empty())
+            parts += (parts.empty() ? "" : " x ") + std::to_string(s.zip.front().values.size());
+        if (s.random.n > 0) parts += (parts.empty() ? "" : " x ") + std::to_string(s.random.n);
+        uint64_t n = 0;
+        try {
+            n = point_count(s);
+        } catch (const std::invalid_argument&) {
+            n = std::numeric_limits<uint64_t>::max();
+        }
+        if (n > kMaxPoints)
+            error(origin(root.Mark()), "",
+                  "the sweep has " +
+                      (n == std::numeric_limits<uint64_t>::max() ? std::string("more than 2^32")
+                                                                 : std::to_string(n)) +
+                      " points (" + parts + "); at most " + std::to_string(kMaxPoints) +
+                      " per sweep: split it, or sample the space with random");
+    }
+
     Origin origin(const YAML::Mark& m) const {
         if (m.is_null()) return Origin{m_path, 0, 0};
         return Origin{m_path, m.line + 1, m.column + 1};
@@ -142,6 +169,16 @@ private:
     }
 
     // A value as the text `nmsim run --set` takes: scalars as written, lists/maps as flow YAML.
+    // Nodes in `v` (aliases count every time they appear), counting stops at `cap`.
+    static size_t node_count(const YAML::Node& v, size_t cap, size_t n = 0) {
+        if (++n >= cap || !(v.IsSequence() || v.IsMap())) return n;
+        for (const auto& x : v) {
+            n = v.IsMap() ? node_count(x.second, cap, n) : node_count(x, cap, n);
+            if (n >= cap) break;
+        }
+        return n;
+    }
+
     static std::string value_text(const YAML::Node& v) {
         if (v.IsScalar()) return v.Scalar();
         if (v.IsNull()) return "";
@@ -203,8 +240,22 @@ private:
             error(origin(v.Mark()), full, "empty list: give at least one value");
             return;
         }
+        if (v.size() > kMaxPoints) {
+            error(origin(v.Mark()), full,
+                  std::to_string(v.size()) + " values; a sweep has at most " +
+                      std::to_string(kMaxPoints) + " points");
+            return;
+        }
         ValueList l{path, {}, origin(v.Mark())};
-        for (const auto& x : v) l.values.push_back(value_text(x));
+        for (const auto& x : v) {
+            if (node_count(x, kMaxValueNodes) >= kMaxValueNodes) {
+                error(origin(x.Mark()), full,
+                      "a value of more than " + std::to_string(kMaxValueNodes) +
+                          " nodes (aliases are copied)");
+                return;
+            }
+            l.values.push_back(value_text(x));
+        }
         out->push_back(l);
     }
 
@@ -236,6 +287,12 @@ private:
             if (k == "n") {
                 if (parse_u64(kv.second, key, &r->n) && r->n == 0)
                     error(origin(kv.second.Mark()), key, "must be at least 1");
+                if (r->n > kMaxPoints) {
+                    error(origin(kv.second.Mark()), key,
+                          std::to_string(r->n) + " samples; a sweep has at most " +
+                              std::to_string(kMaxPoints) + " points");
+                    r->n = 0;
+                }
             } else if (k == "seed") {
                 parse_u64(kv.second, key, &r->seed);
             } else if (k == "params") {

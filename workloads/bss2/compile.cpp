@@ -7,6 +7,7 @@
 
 #include "models/common/seeding.h"
 #include "nmsim/hw/brainscales2/bss2_map.h"
+#include "tools/scenario/text.h"
 #include "workloads/bss2/host.h"
 
 namespace nmsim::workloads::bss2 {
@@ -23,8 +24,34 @@ uint64_t mix(uint64_t a, uint64_t b) { return derive_seed(splitmix64(a), b); }
 }
 
 // The input spike trains of every run (seeded: same scenario seed, same trains).
+// The host generates every input spike before the run; their expected number is bounded up
+// front (the chip link carries at most 250 M events/s anyway: docs/bss2_fpga.md).
+constexpr double kMaxInputSpikes = 20e6;
+
 void make_inputs(const Bss2Workload& w, uint64_t seed, Compiled& P) {
     const auto input_v = P.gm.external_input;
+    double expected = 0;
+    for (size_t r = 0; r < w.runs.size(); ++r)
+        for (size_t j = 0; j < w.runs[r].inputs.size(); ++j) {
+            const Input& in = w.runs[r].inputs[j];
+            const cb::Population* pop = P.net.find(in.population);
+            if (!pop || in.kind == Input::Kind::times) continue;  // times: listed in the file
+            const double span_us = std::max(0.0, in.stop_us.value_or(w.runtime_us) - in.start_us);
+            const double n = in.rate_hz * static_cast<double>(pop->size) * span_us * 1e-6;
+            expected += n;
+            if (expected > kMaxInputSpikes)
+                input_error(in.origin,
+                            "workload.bss2.runs." + std::to_string(r) + ".inputs." +
+                                std::to_string(j) + ".rate_hz",
+                            "the inputs up to here would be about " +
+                                std::to_string(static_cast<uint64_t>(expected)) +
+                                " spikes (this one: " + std::to_string(pop->size) + " neurons x " +
+                                scenario::format_real(in.rate_hz) + " Hz x " +
+                                scenario::format_real(span_us) +
+                                " us); the host generates at most " +
+                                std::to_string(static_cast<uint64_t>(kMaxInputSpikes)) +
+                                " input spikes per experiment");
+        }
     cb::SpikeBatch batch(w.runs.size());
     P.injected.assign(w.runs.size(), {});
     for (size_t r = 0; r < w.runs.size(); ++r) {

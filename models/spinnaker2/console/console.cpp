@@ -54,6 +54,7 @@ void Console::put_at(char c, uint64_t t_ps) {
     }
     m_current.push_back(c);
     ++m_chars;
+    if (m_current.size() >= kMaxLineBytes) end_line(t_ps);
 }
 
 void Console::flush() {
@@ -88,12 +89,19 @@ void Console::end_line(uint64_t t_ps) {
         else
             std::cout << m_prefix << ": " << m_current << std::endl;
     }
+    m_kept_bytes += m_current.size() + 1;
     m_lines.push_back(std::move(m_current));
     m_current.clear();
+    while (m_kept_bytes > kRetainBytes && m_lines.size() > 1) {
+        m_kept_bytes -= m_lines.front().size() + 1;
+        m_lines.pop_front();
+        ++m_dropped;
+    }
 }
 
 std::string Console::text() const {
     std::string out;
+    if (m_dropped) out = "[" + std::to_string(m_dropped) + " earlier lines not kept]\n";
     for (size_t i = 0; i < m_lines.size(); ++i) {
         if (i) out += '\n';
         out += m_lines[i];
@@ -107,7 +115,8 @@ std::string Console::text() const {
 
 void Console::write_summary() {
     if (!m_sink) return;
-    m_sink->counter(m_component, "lines", "1", static_cast<double>(m_lines.size()));
+    m_sink->counter(m_component, "lines", "1", static_cast<double>(m_lines.size() + m_dropped));
+    m_sink->counter(m_component, "lines_dropped", "1", static_cast<double>(m_dropped));
     m_sink->counter(m_component, "chars", "1", static_cast<double>(m_chars));
     m_sink->counter(m_component, "marks", "1", static_cast<double>(m_marks));
 }

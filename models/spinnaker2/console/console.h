@@ -7,11 +7,16 @@
 // than the 112-byte text field are split into several rows, all but the last with continued = 1,
 // never inside a UTF-8 sequence. With echo_stdout each line is also printed as
 // "<echo_prefix>: <line>" (just "<line>" for an empty prefix).
+//
+// Memory stays bounded in long runs: the model keeps only the most recent lines (kRetainBytes;
+// the trace has them all), counts the others (counter lines_dropped), and ends a line that grows
+// past kMaxLineBytes without a '\n' as if one had been written.
 #pragma once
 
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "models/common/peripheral.h"
 
@@ -31,9 +36,14 @@ public:
     // Called for every MARK write with the value and the access time (ps).
     std::function<void(uint32_t value, uint64_t t_ps)> on_mark;
 
-    // Completed lines, without their '\n'.
-    const std::vector<std::string>& lines() const { return m_lines; }
-    // All output so far: the completed lines and a pending partial line, joined with '\n'.
+    static constexpr size_t kRetainBytes = 1 << 20;
+    static constexpr size_t kMaxLineBytes = 64 * 1024;
+
+    // The most recent completed lines, without their '\n' (older ones are counted, not kept).
+    const std::deque<std::string>& lines() const { return m_lines; }
+    uint64_t lines_dropped() const { return m_dropped; }
+    // The output kept: "[N earlier lines not kept]" if any were dropped, the kept lines and a
+    // pending partial line, joined with '\n'.
     std::string text() const;
 
     void write_summary() override;
@@ -49,7 +59,9 @@ private:
     bool m_echo;
     nmsim::trace::TableId m_tbl = -1;
     std::string m_current;
-    std::vector<std::string> m_lines;
+    std::deque<std::string> m_lines;
+    size_t m_kept_bytes = 0;
+    uint64_t m_dropped = 0;
     uint64_t m_access_ps = 0;  // time of the bus access being served
     uint64_t m_chars = 0, m_marks = 0;
 };

@@ -326,6 +326,26 @@ TEST(Bss2Scenario, UnroutableNetworkNamesThePopulation) {
     }
 }
 
+// The host generates input spikes before the run: their number is bounded up front, with the key.
+TEST(Bss2Scenario, InputSpikeTrainsAreBounded) {
+    auto s = load("bss2_feedforward.yaml");
+    bss2_of(s).runs.resize(1);
+    bss2_of(s).runs[0].inputs[0].rate_hz = 1e9;  // 64 neurons x 1 GHz x 1 ms
+    bss2_of(s).dot.clear();
+    run::RunOptions o;
+    o.quiet = true;
+    std::ostringstream out, err;
+    try {
+        run::run_scenario(s, o, out, err);
+        FAIL() << "expected an error";
+    } catch (const scenario::ScenarioError& e) {
+        ASSERT_EQ(e.errors().size(), 1u);
+        EXPECT_EQ(e.errors()[0].key, "workload.bss2.runs.0.inputs.0.rate_hz");
+        EXPECT_NE(e.errors()[0].message.find("64000000 spikes"), std::string::npos)
+            << e.errors()[0].message;
+    }
+}
+
 TEST(Bss2Scenario, InputForAnOnChipPopulationIsAnError) {
     auto s = load("bss2_feedforward.yaml");
     bss2_of(s).runs[0].inputs[0].population = "exc";

@@ -1544,6 +1544,20 @@ TEST(WorkloadRegistry, ReadmeDocumentsEveryKey) {
     }
 }
 
+// A small file that expands (aliases are copied) to a huge tree stops the load at once.
+TEST_F(ScenarioTest, AliasBombIsBounded) {
+    std::string bomb = "x0: &x0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+    for (int i = 1; i < 8; ++i) {
+        bomb += "x" + std::to_string(i) + ": &x" + std::to_string(i) + " [";
+        for (int k = 0; k < 10; ++k) bomb += (k ? ", *x" : "*x") + std::to_string(i - 1);
+        bomb += "]\n";
+    }
+    auto errs = errors_of(bomb + "platform: {kind: spinnaker2_pe}\n");
+    ASSERT_EQ(errs.size(), 1u) << ScenarioError(errs).what();
+    EXPECT_NE(errs[0].message.find("expands to more than 1000000 nodes"), std::string::npos)
+        << errs[0].str();
+}
+
 TEST_F(ScenarioTest, WallTimeLimit) {
     const Scenario s = load_text(std::string(kMinimal) + "limits: {max_wall_s: 90}\n");
     EXPECT_EQ(s.limits.max_wall_s, 90.0);

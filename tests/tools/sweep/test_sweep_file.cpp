@@ -138,6 +138,34 @@ TEST_F(SweepFileTest, DefaultsAndListValues) {
     EXPECT_EQ(point_count(s), 2u);
 }
 
+TEST_F(SweepFileTest, PointCountsAreBounded) {
+    auto e = errors_of(
+        "base: base.yaml\nrandom: {n: 1000000000, seed: 1, params: {a: {int: [1, 2]}}}\n");
+    EXPECT_TRUE(has(e,
+                    "sweep.yaml:2:13: error: random.n: 1000000000 samples; a sweep has at most "
+                    "1000000 points"))
+        << dump(e);
+    e = errors_of(
+        "base: base.yaml\naxes: {a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], b: [1, 2]}\n"
+        "random: {n: 100000, seed: 1, params: {c: {int: [1, 2]}}}\n");
+    EXPECT_TRUE(has(e,
+                    "sweep.yaml:1:1: error: the sweep has 2000000 points (10 x 2 x 100000); at "
+                    "most 1000000 per sweep"))
+        << dump(e);
+    // An alias bomb in one value of a list axis is stopped before it is expanded.
+    std::string bomb = "base: base.yaml\nx0: &x0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+    for (int i = 1; i < 8; ++i)
+        bomb += "x" + std::to_string(i) + ": &x" + std::to_string(i) + " [*x" +
+                std::to_string(i - 1) + ", *x" + std::to_string(i - 1) + ", *x" +
+                std::to_string(i - 1) + ", *x" + std::to_string(i - 1) + ", *x" +
+                std::to_string(i - 1) + ", *x" + std::to_string(i - 1) + ", *x" +
+                std::to_string(i - 1) + ", *x" + std::to_string(i - 1) + ", *x" +
+                std::to_string(i - 1) + ", *x" + std::to_string(i - 1) + "]\n";
+    e = errors_of(bomb + "axes: {rates: [*x7]}\n");
+    EXPECT_TRUE(has(e, "axes.rates: a value of more than 100000 nodes (aliases are copied)"))
+        << dump(e);
+}
+
 TEST_F(SweepFileTest, UnknownKeysNameLineColumnAndSuggestion) {
     const auto e = errors_of("base: base.yaml\naxis: {a: [1]}\nslurm: {partiton: x}\n");
     ASSERT_EQ(e.size(), 2u) << dump(e);

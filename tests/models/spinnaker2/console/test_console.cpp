@@ -167,6 +167,28 @@ TEST_F(ConsoleTest, LongLinesSplitIntoContinuedRows) {
     EXPECT_EQ(console->lines()[0], line);
 }
 
+// Long runs keep memory bounded: only the most recent lines stay (the trace has every one), a
+// line without '\n' is ended at kMaxLineBytes.
+TEST_F(ConsoleTest, RetentionIsBounded) {
+    build();
+    const std::string line(999, 'z');  // 1000 bytes with its '\n'
+    const size_t n = 3 * Console::kRetainBytes / 1000;
+    for (size_t i = 0; i < n; ++i) {
+        for (char c : line) console->putc(c);
+        console->putc('\n');
+    }
+    EXPECT_LE(console->lines().size() * 1000, Console::kRetainBytes);
+    EXPECT_EQ(console->lines().size() + console->lines_dropped(), n);
+    EXPECT_GT(console->lines_dropped(), 0u);
+    EXPECT_EQ(console->text().rfind("[" + std::to_string(console->lines_dropped()) +
+                                        " earlier lines not kept]\n",
+                                    0),
+              0u);
+    // A line that never ends is cut at kMaxLineBytes.
+    for (size_t i = 0; i < Console::kMaxLineBytes + 10; ++i) console->putc('q');
+    EXPECT_EQ(console->lines().back(), std::string(Console::kMaxLineBytes, 'q'));
+}
+
 TEST_F(ConsoleTest, SplitKeepsUtf8SequencesWhole) {
     build();
     // 111 ASCII bytes then U+20AC (3 bytes, E2 82 AC): a cut at 112 would split it.
