@@ -13,20 +13,32 @@ namespace nmsim {
 
 const char* param_type_name(ParamType t) {
     switch (t) {
-        case ParamType::boolean: return "bool";
-        case ParamType::u32: return "u32";
-        case ParamType::u64: return "u64";
-        case ParamType::i64: return "i64";
-        case ParamType::f64: return "f64";
-        case ParamType::string: return "string";
-        case ParamType::time: return "Time";
-        case ParamType::frequency: return "Frequency";
-        case ParamType::bytes: return "Bytes";
-        case ParamType::voltage: return "Voltage";
+        case ParamType::boolean:
+            return "bool";
+        case ParamType::u32:
+            return "u32";
+        case ParamType::u64:
+            return "u64";
+        case ParamType::i64:
+            return "i64";
+        case ParamType::f64:
+            return "f64";
+        case ParamType::string:
+            return "string";
+        case ParamType::time:
+            return "Time";
+        case ParamType::frequency:
+            return "Frequency";
+        case ParamType::bytes:
+            return "Bytes";
+        case ParamType::voltage:
+            return "Voltage";
         case ParamType::energy:
             return "Energy";
         case ParamType::power:
             return "Power";
+        case ParamType::bandwidth:
+            return "Bandwidth";
     }
     return "?";
 }
@@ -71,8 +83,8 @@ bool parse_integer(const std::string& in, T& out, std::string& err, bool is_sign
         out = static_cast<T>(sv);
     } else {
         if (uv > static_cast<unsigned long long>(std::numeric_limits<T>::max())) {
-            err = "integer out of range for " + std::string(sizeof(T) == 4 ? "u32" : "u64") + ": \"" +
-                  s + "\"";
+            err = "integer out of range for " + std::string(sizeof(T) == 4 ? "u32" : "u64") +
+                  ": \"" + s + "\"";
             return false;
         }
         out = static_cast<T>(uv);
@@ -117,16 +129,16 @@ bool parse_value(const std::string& s, std::string& out, std::string&) {
     out = s;
     return true;
 }
-#define NMSIM_PARSE_DIM(T, fn, what)                                         \
-    bool parse_value(const std::string& s, T& out, std::string& err) {       \
-        std::string why;                                                     \
-        auto v = fn(s, why);                                                 \
-        if (!v) {                                                            \
+#define NMSIM_PARSE_DIM(T, fn, what)                                             \
+    bool parse_value(const std::string& s, T& out, std::string& err) {           \
+        std::string why;                                                         \
+        auto v = fn(s, why);                                                     \
+        if (!v) {                                                                \
             err = "expected " what ", got \"" + trimmed(s) + "\" (" + why + ")"; \
-            return false;                                                    \
-        }                                                                    \
-        out = *v;                                                            \
-        return true;                                                         \
+            return false;                                                        \
+        }                                                                        \
+        out = *v;                                                                \
+        return true;                                                             \
     }
 NMSIM_PARSE_DIM(Time, parse_time, "Time")
 NMSIM_PARSE_DIM(Frequency, parse_frequency, "Frequency")
@@ -134,6 +146,7 @@ NMSIM_PARSE_DIM(Bytes, parse_bytes, "Bytes")
 NMSIM_PARSE_DIM(Voltage, parse_voltage, "Voltage")
 NMSIM_PARSE_DIM(Energy, parse_energy, "Energy")
 NMSIM_PARSE_DIM(Power, parse_power, "Power")
+NMSIM_PARSE_DIM(Bandwidth, parse_bandwidth, "Bandwidth")
 #undef NMSIM_PARSE_DIM
 
 std::string format_value(bool v) { return v ? "true" : "false"; }
@@ -153,6 +166,7 @@ std::string format_value(Bytes v) { return format_bytes(v); }
 std::string format_value(Voltage v) { return format_voltage(v); }
 std::string format_value(Energy v) { return format_energy(v); }
 std::string format_value(Power v) { return format_power(v); }
+std::string format_value(Bandwidth v) { return format_bandwidth(v); }
 
 double magnitude(bool v) { return v ? 1 : 0; }
 double magnitude(uint32_t v) { return v; }
@@ -165,6 +179,7 @@ double magnitude(Bytes v) { return static_cast<double>(v.n); }
 double magnitude(Voltage v) { return v.v; }
 double magnitude(Energy v) { return v.j; }
 double magnitude(Power v) { return v.w; }
+double magnitude(Bandwidth v) { return v.bytes_per_s; }
 
 bool check_range(const Range& r, double mag, const std::string& text, std::string& err) {
     if (!r.has_bounds) return true;
@@ -207,7 +222,8 @@ std::vector<FlatParam> flatten(const ParamRegistry& reg, void* root, const std::
 namespace {
 bool dimensioned(ParamType t) {
     return t == ParamType::time || t == ParamType::frequency || t == ParamType::bytes ||
-           t == ParamType::voltage || t == ParamType::energy || t == ParamType::power;
+           t == ParamType::voltage || t == ParamType::energy || t == ParamType::power ||
+           t == ParamType::bandwidth;
 }
 }  // namespace
 
@@ -235,7 +251,8 @@ std::vector<std::string> check_registry(const ParamRegistry& reg, const std::str
             problems.push_back(path + ": plain number without a unit");
         std::string err;
         std::string text = e.get(def.get());
-        if (!e.set(def.get(), text, err)) problems.push_back(path + ": default " + text + ": " + err);
+        if (!e.set(def.get(), text, err))
+            problems.push_back(path + ": default " + text + ": " + err);
     }
     return problems;
 }

@@ -37,7 +37,8 @@ enum class ParamType {
     bytes,
     voltage,
     energy,
-    power
+    power,
+    bandwidth
 };
 
 const char* param_type_name(ParamType t);
@@ -71,7 +72,7 @@ struct ParamEntry {
     const ParamRegistry* group = nullptr;
     std::function<void*(void*)> sub;  // object -> group member
     // values
-    std::function<std::string(const void*)> get;                   // formatted value
+    std::function<std::string(const void*)> get;                       // formatted value
     std::function<bool(void*, const std::string&, std::string&)> set;  // parse + range check
 };
 
@@ -106,6 +107,7 @@ bool parse_value(const std::string& s, Bytes& out, std::string& err);
 bool parse_value(const std::string& s, Voltage& out, std::string& err);
 bool parse_value(const std::string& s, Energy& out, std::string& err);
 bool parse_value(const std::string& s, Power& out, std::string& err);
+bool parse_value(const std::string& s, Bandwidth& out, std::string& err);
 std::string format_value(bool v);
 std::string format_value(uint32_t v);
 std::string format_value(uint64_t v);
@@ -118,6 +120,7 @@ std::string format_value(Bytes v);
 std::string format_value(Voltage v);
 std::string format_value(Energy v);
 std::string format_value(Power v);
+std::string format_value(Bandwidth v);
 // Numeric magnitude used for range checks (Time in ps, Frequency in Hz, Bytes, Voltage in V).
 double magnitude(bool v);
 double magnitude(uint32_t v);
@@ -128,23 +131,54 @@ double magnitude(Time v);
 double magnitude(Frequency v);
 double magnitude(Bytes v);
 double magnitude(Voltage v);
-double magnitude(Energy v);  // J
-double magnitude(Power v);   // W
+double magnitude(Energy v);     // J
+double magnitude(Power v);      // W
+double magnitude(Bandwidth v);  // B/s
 bool check_range(const Range& r, double mag, const std::string& text, std::string& err);
 bool check_choice(const Range& r, const std::string& v, std::string& err);
 
 template <class T>
 constexpr ParamType type_of();
-template <> constexpr ParamType type_of<bool>() { return ParamType::boolean; }
-template <> constexpr ParamType type_of<uint32_t>() { return ParamType::u32; }
-template <> constexpr ParamType type_of<uint64_t>() { return ParamType::u64; }
-template <> constexpr ParamType type_of<int64_t>() { return ParamType::i64; }
-template <> constexpr ParamType type_of<double>() { return ParamType::f64; }
-template <> constexpr ParamType type_of<std::string>() { return ParamType::string; }
-template <> constexpr ParamType type_of<Time>() { return ParamType::time; }
-template <> constexpr ParamType type_of<Frequency>() { return ParamType::frequency; }
-template <> constexpr ParamType type_of<Bytes>() { return ParamType::bytes; }
-template <> constexpr ParamType type_of<Voltage>() { return ParamType::voltage; }
+template <>
+constexpr ParamType type_of<bool>() {
+    return ParamType::boolean;
+}
+template <>
+constexpr ParamType type_of<uint32_t>() {
+    return ParamType::u32;
+}
+template <>
+constexpr ParamType type_of<uint64_t>() {
+    return ParamType::u64;
+}
+template <>
+constexpr ParamType type_of<int64_t>() {
+    return ParamType::i64;
+}
+template <>
+constexpr ParamType type_of<double>() {
+    return ParamType::f64;
+}
+template <>
+constexpr ParamType type_of<std::string>() {
+    return ParamType::string;
+}
+template <>
+constexpr ParamType type_of<Time>() {
+    return ParamType::time;
+}
+template <>
+constexpr ParamType type_of<Frequency>() {
+    return ParamType::frequency;
+}
+template <>
+constexpr ParamType type_of<Bytes>() {
+    return ParamType::bytes;
+}
+template <>
+constexpr ParamType type_of<Voltage>() {
+    return ParamType::voltage;
+}
 template <>
 constexpr ParamType type_of<Energy>() {
     return ParamType::energy;
@@ -152,6 +186,10 @@ constexpr ParamType type_of<Energy>() {
 template <>
 constexpr ParamType type_of<Power>() {
     return ParamType::power;
+}
+template <>
+constexpr ParamType type_of<Bandwidth>() {
+    return ParamType::bandwidth;
 }
 
 template <class C, class T>
@@ -199,10 +237,13 @@ struct FlatParam {
     const ParamEntry* entry;
     void* object;  // the struct that holds the value
     std::string get() const { return entry->get(object); }
-    bool set(const std::string& text, std::string& err) const { return entry->set(object, text, err); }
+    bool set(const std::string& text, std::string& err) const {
+        return entry->set(object, text, err);
+    }
 };
 
-std::vector<FlatParam> flatten(const ParamRegistry& reg, void* root, const std::string& prefix = "");
+std::vector<FlatParam> flatten(const ParamRegistry& reg, void* root,
+                               const std::string& prefix = "");
 
 template <class C>
 std::vector<FlatParam> flatten(C& root, const std::string& prefix = "") {
@@ -220,13 +261,13 @@ std::string closest_match(const std::string& key, const std::vector<std::string>
 
 #define NMSIM_PARAMSET(Self) using nmsim_self_t = Self
 
-#define NMSIM_PARAM(T, name, def, unit, rng, doc, source)                                        \
-    T name = def;                                                                                \
-    static inline const bool nmsim_reg_##name##_ =                                               \
+#define NMSIM_PARAM(T, name, def, unit, rng, doc, source)                                       \
+    T name = def;                                                                               \
+    static inline const bool nmsim_reg_##name##_ =                                              \
         ::nmsim::detail::register_param<nmsim_self_t, T>(&nmsim_self_t::name, #name, unit, rng, \
                                                          doc, source)
 
-#define NMSIM_GROUP(G, name, doc)                                                             \
-    G name{};                                                                                 \
-    static inline const bool nmsim_reg_##name##_ =                                            \
+#define NMSIM_GROUP(G, name, doc)                  \
+    G name{};                                      \
+    static inline const bool nmsim_reg_##name##_ = \
         ::nmsim::detail::register_group<nmsim_self_t, G>(&nmsim_self_t::name, #name, doc)

@@ -22,7 +22,8 @@ bool split_number(const std::string& in, double& value, std::string& unit, std::
         return false;
     }
     unit.assign(end);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(0, 1);
+    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front())))
+        unit.erase(0, 1);
     while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
     if (!std::isfinite(value)) {
         err = "not a finite number";
@@ -83,6 +84,15 @@ const std::vector<std::pair<const char*, double>> kEnergyUnits = {
     {"fJ", 1e-15}, {"pJ", 1e-12}, {"nJ", 1e-9}, {"uJ", 1e-6}, {"mJ", 1e-3}, {"J", 1.0}};
 const std::vector<std::pair<const char*, double>> kPowerUnits = {
     {"nW", 1e-9}, {"uW", 1e-6}, {"mW", 1e-3}, {"W", 1.0}};
+// Decimal prefixes for rates (as links and memories are specified), binary ones with "i", and
+// bits per second (/8).
+const std::vector<std::pair<const char*, double>> kBandwidthUnits = {
+    {"B/s", 1.0},        {"kB/s", 1e3},       {"MB/s", 1e6},        {"GB/s", 1e9},
+    {"TB/s", 1e12},      {"KiB/s", 1024.0},   {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+    {"bit/s", 1.0 / 8},  {"kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8},  {"Gbit/s", 1e9 / 8},
+    {"Tbit/s", 1e12 / 8}};
+const std::vector<std::pair<const char*, double>> kBandwidthFormat = {
+    {"B/s", 1.0}, {"kB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
 
 std::string trim_number(double v) {
     std::ostringstream o;
@@ -105,7 +115,8 @@ std::optional<Time> parse_time(const std::string& s, std::string& err) {
 }
 
 std::optional<Frequency> parse_frequency(const std::string& s, std::string& err) {
-    auto f = parse_dim<Frequency>(s, err, kFreqUnits, "MHz", [](double hz) { return Frequency{hz}; });
+    auto f =
+        parse_dim<Frequency>(s, err, kFreqUnits, "MHz", [](double hz) { return Frequency{hz}; });
     if (f && f->hz <= 0) {
         err = "frequency must be positive";
         return std::nullopt;
@@ -177,6 +188,16 @@ std::optional<Power> parse_power(const std::string& s, std::string& err) {
     return parse_dim<Power>(s, err, kPowerUnits, "W", [](double w) { return Power{w}; });
 }
 
+std::optional<Bandwidth> parse_bandwidth(const std::string& s, std::string& err) {
+    auto b = parse_dim<Bandwidth>(s, err, kBandwidthUnits, "B/s",
+                                  [](double bps) { return Bandwidth{bps}; });
+    if (b && b->bytes_per_s < 0) {
+        err = "negative rate";
+        return std::nullopt;
+    }
+    return b;
+}
+
 namespace {
 // The largest unit in which `v` is at least 1 (the smallest unit for 0 and tiny values).
 std::string format_scaled(double v, const std::vector<std::pair<const char*, double>>& units) {
@@ -191,5 +212,6 @@ std::string format_scaled(double v, const std::vector<std::pair<const char*, dou
 
 std::string format_energy(Energy e) { return format_scaled(e.j, kEnergyUnits); }
 std::string format_power(Power p) { return format_scaled(p.w, kPowerUnits); }
+std::string format_bandwidth(Bandwidth b) { return format_scaled(b.bytes_per_s, kBandwidthFormat); }
 
 }  // namespace nmsim

@@ -45,6 +45,12 @@ struct Power {
     bool operator==(const Power& o) const { return w == o.w; }
 };
 
+// A data rate in bytes per second; given as "3.2GB/s", "125MB/s", "1Gbit/s", "64KiB/s".
+struct Bandwidth {
+    double bytes_per_s = 0.0;
+    bool operator==(const Bandwidth& o) const { return bytes_per_s == o.bytes_per_s; }
+};
+
 // Parsing: returns std::nullopt and sets `err` (a short reason, possibly with a hint).
 std::optional<Time> parse_time(const std::string& s, std::string& err);
 std::optional<Frequency> parse_frequency(const std::string& s, std::string& err);
@@ -52,13 +58,15 @@ std::optional<Bytes> parse_bytes(const std::string& s, std::string& err);
 std::optional<Voltage> parse_voltage(const std::string& s, std::string& err);
 std::optional<Energy> parse_energy(const std::string& s, std::string& err);
 std::optional<Power> parse_power(const std::string& s, std::string& err);
+std::optional<Bandwidth> parse_bandwidth(const std::string& s, std::string& err);
 
 // Canonical, round-trippable formatting ("3.333ns", "300MHz", "128KiB", "0.8V").
 std::string format_time(Time t);
 std::string format_frequency(Frequency f);
 std::string format_bytes(Bytes b);
 std::string format_voltage(Voltage v);
-std::string format_energy(Energy e);  // "14.98pJ"
-std::string format_power(Power p);    // "46.4mW"
+std::string format_energy(Energy e);        // "14.98pJ"
+std::string format_power(Power p);          // "46.4mW"
+std::string format_bandwidth(Bandwidth b);  // "3.2GB/s" (decimal prefixes)
 
 }  // namespace nmsim

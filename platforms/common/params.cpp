@@ -20,6 +20,8 @@ std::string unit_of(const ParamEntry& e) {
             return "V";
         case ParamType::energy:
             return "J";
+        case ParamType::bandwidth:
+            return "B/s";
         case ParamType::power:
             return "W";
         default:

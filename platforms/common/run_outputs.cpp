@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "models/common/sim_kernel.h"
 #include "platforms/common/format.h"
 
@@ -40,9 +42,27 @@ std::string trace_path(const scenario::Scenario& s, const RunOptions& o) {
     return !s.trace.file.empty() ? s.trace.file : s.name + ".h5";
 }
 
+namespace {
+
+// A plain-words reason why `path` cannot be written, or "".
+std::string unwritable(const std::string& path) {
+    std::error_code ec;
+    const fs::path dir = fs::absolute(path, ec).parent_path();
+    if (!fs::exists(dir, ec)) return "the directory " + dir.string() + " does not exist";
+    if (!fs::is_directory(dir, ec)) return dir.string() + " is not a directory";
+    if (::access(dir.c_str(), W_OK) != 0)
+        return "the directory " + dir.string() + " is not writable (" + std::strerror(errno) + ")";
+    if (fs::is_directory(path, ec)) return path + " is a directory";
+    return "";
+}
+
+}  // namespace
+
 std::unique_ptr<trace::Hdf5Writer> open_trace(const scenario::Scenario& s, const RunOptions& o,
                                               const std::vector<ParamValue>& rows,
                                               const std::string& path) {
+    if (const std::string why = unwritable(path); !why.empty())
+        throw std::runtime_error("cannot write the trace " + path + ": " + why);
     fresh_sim_kernel();
     auto writer = std::make_unique<trace::Hdf5Writer>(path, run_info(s, o), s.trace.events);
     writer->set_config(scenario::dump(s), param_rows(rows));

@@ -99,7 +99,7 @@ PePlatform::PePlatform(sc_core::sc_module_name name, const PePlatformParams& p, 
                        trace::Sink* sink, bool console_stdout)
     : sc_module(name),
       m_p(p),
-      m_ext("ext", p.ext.size.n, to_sc(p.ext.latency), p.ext.bandwidth),
+      m_ext("ext", p.ext.size.n, to_sc(p.ext.latency), p.ext.bandwidth.bytes_per_s),
       m_ext_bus("ext_bus") {
     if (p.ext.size.n % kPage != 0 || p.ext.size.n > 0xC0000000ull)
         throw std::invalid_argument("ext.size must be a multiple of 4 KiB and at most 3 GiB");

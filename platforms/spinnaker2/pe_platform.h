@@ -64,7 +64,7 @@ struct ExtMemParams {
     NMSIM_PARAM(Time, latency, Time::from_ns(100), "", range(0, 1e8),
                 "latency per access to the external memory",
                 "assumed: typical LPDDR4 random-access latency; replaced by the DRAM model later");
-    NMSIM_PARAM(double, bandwidth, 6.4e9, "B/s", range(1e6, 1e12),
+    NMSIM_PARAM(Bandwidth, bandwidth, Bandwidth{6.4e9}, "", range(1e6, 1e12),
                 "external memory bandwidth per access stream",
                 "SpiNNaker2 datasheet v0.03: up to 6.4 GB/s sustained DRAM transfer [DS]");
 };

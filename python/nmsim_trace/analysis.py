@@ -1059,13 +1059,18 @@ _UNITS = {
     "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12,
     "B": 1.0, "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3,
     "kB": 1e3, "MB": 1e6, "GB": 1e9,
+    "B/s": 1.0, "kB/s": 1e3, "MB/s": 1e6, "GB/s": 1e9, "TB/s": 1e12,
+    "KiB/s": 1024.0, "MiB/s": 1024.0 ** 2, "GiB/s": 1024.0 ** 3,
+    "bit/s": 1 / 8, "kbit/s": 1e3 / 8, "Mbit/s": 1e6 / 8, "Gbit/s": 1e9 / 8, "Tbit/s": 1e12 / 8,
 }
-_QUANTITY_RE = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z]*)\s*")
+_QUANTITY_RE = re.compile(
+    r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z]*(?:/s)?)\s*")
 
 
 def parse_quantity(text):
-    """A parameter value as a float in base units (Hz, s, B), or NaN if it is not a number:
-    "300MHz" -> 3e8, "1.6e9" -> 1.6e9, "8" -> 8, "5 ns" -> 5e-9, "64 KiB" -> 65536, "2k" -> 2000."""
+    """A parameter value as a float in base units (Hz, s, B, B/s), or NaN if it is not a number:
+    "300MHz" -> 3e8, "1.6e9" -> 1.6e9, "8" -> 8, "5 ns" -> 5e-9, "64 KiB" -> 65536, "2k" -> 2000,
+    "3.2GB/s" -> 3.2e9, "1Gbit/s" -> 1.25e8."""
     if isinstance(text, (int, float, np.integer, np.floating)):
         return float(text)
     m = _QUANTITY_RE.fullmatch(str(text))

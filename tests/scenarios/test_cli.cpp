@@ -188,7 +188,8 @@ TEST_F(Cli, QuietRunWritesTheScenarioTraceInTheWorkingDirectory) {
     EXPECT_TRUE(fs::exists(m_dir / "s2_pe_matmul.h5"));
     EXPECT_EQ(read_trace(m_dir / "s2_pe_matmul.h5").status, "ok");
     // trace.console_stdout=false alone drops only the echo, not the report.
-    const Proc no_echo = nmsim({"run", kDefault, "-o", "silent.h5", "--set", "trace.console_stdout=false"});
+    const Proc no_echo =
+        nmsim({"run", kDefault, "-o", "silent.h5", "--set", "trace.console_stdout=false"});
     ASSERT_EQ(no_echo.rc, 0) << show(no_echo);
     EXPECT_TRUE(contains(no_echo.out, "result           OK")) << show(no_echo);
     EXPECT_FALSE(contains(no_echo.out, "mla_fc: M=1")) << show(no_echo);
@@ -324,6 +325,66 @@ TEST_F(Cli, MissingFirmwareFileIsNamed) {
     EXPECT_TRUE(contains(p.err, "missing_firmware.yaml:7:19: error: workload.pe.cores.0.firmware:"))
         << show(p);
     EXPECT_TRUE(contains(p.err, kData + "fw/no_such_program.elf")) << show(p);
+}
+
+// --- the command line itself: exit 2 with a plain message --------------------------------------
+
+TEST_F(Cli, UnknownCommandAndOptionSuggestTheClosest) {
+    Proc p = nmsim({"runn", kDefault});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(contains(p.err,
+                         "unknown command \"runn\" (did you mean \"run\"?); commands: "
+                         "run, params, exec, bench, sweep"))
+        << show(p);
+    p = nmsim({"run", kDefault, "--sett", "seed=2"});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(contains(p.err, "nmsim run: unknown option --sett (did you mean --set?)"))
+        << show(p);
+    p = nmsim({"bench", "--platfrom", "all"});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(contains(p.err, "unknown option --platfrom (did you mean --platform?)")) << show(p);
+}
+
+TEST_F(Cli, TraceFileNeedsAnH5NameAndAWritableDirectory) {
+    Proc p = nmsim({"run", kDefault, "-o", "t.txt"});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(contains(p.err, "-o t.txt: a trace is an HDF5 file; give a name ending in .h5"))
+        << show(p);
+    p = nmsim({"run", kDefault, "-o", "no/such/dir/t.h5"});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(contains(p.err, "cannot write the trace no/such/dir/t.h5: the directory "))
+        << show(p);
+    EXPECT_TRUE(contains(p.err, "no/such/dir does not exist")) << show(p);
+}
+
+TEST_F(Cli, ParamsPlatformMustMatchTheScenario) {
+    Proc p = nmsim({"params", "brainscales2", "--scenario", kDefault});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(contains(p.err, "is a spinnaker2_pe scenario, not brainscales2")) << show(p);
+    p = nmsim({"params", "--scenario", kDefault});  // the scenario names its platform
+    EXPECT_EQ(p.rc, 0) << show(p);
+    EXPECT_TRUE(contains(p.out, "pe.perf_level = 1")) << show(p);
+}
+
+TEST_F(Cli, BandwidthTakesUnits) {
+    Proc p = nmsim({"run", kDefault, "-q", "-o", "t.h5", "--set", "ext.bandwidth=3.2e9"});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(contains(p.err,
+                         "ext.bandwidth: expected Bandwidth, got \"3.2e9\" (missing unit; "
+                         "did you mean \"3.2e9B/s\"?)"))
+        << show(p);
+    p = nmsim({"run", kDefault, "-q", "-o", "t.h5", "--set", "ext.bandwidth=25.6Gbit/s"});
+    EXPECT_EQ(p.rc, 0) << show(p);
+}
+
+TEST_F(Cli, SweepJobsMustBePositive) {
+    for (const char* j : {"0", "-3"}) {
+        const Proc p =
+            nmsim({"sweep", kScenarios + "sweeps/mlp_perf_level.yaml", "--dry-run", "-j", j});
+        EXPECT_EQ(p.rc, 2) << show(p);
+        EXPECT_TRUE(contains(p.err, "--jobs: Value " + std::string(j) + " not in range 1 to 4096"))
+            << show(p);
+    }
 }
 
 TEST_F(Cli, MissingScenarioFile) {
@@ -468,7 +529,8 @@ TEST_F(Cli, ElaborateOnlyPrintsTheLayoutAndSimulatesNothing) {
     EXPECT_FALSE(contains(p.out, "simulated time")) << show(p);
     EXPECT_FALSE(fs::exists(m_dir / "s2_pe_matmul.h5"));
     // problems are still found: a buffer that does not fit
-    const Proc big = nmsim({"run", kDefault, "--elaborate-only", "--set", "workload.pe.buffers.w.shape=[784, 256]"});
+    const Proc big = nmsim(
+        {"run", kDefault, "--elaborate-only", "--set", "workload.pe.buffers.w.shape=[784, 256]"});
     EXPECT_EQ(big.rc, 2) << show(big);
     EXPECT_TRUE(contains(big.err, "does not fit pe0 SRAM")) << show(big);
 }

@@ -11,6 +11,8 @@
 // parameters, files).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "models/common/param.h"
 #include "models/common/register_bank.h"
 #include "nmsim/hw/regdef.h"
 #include "nmsim/trace/sink.h"
@@ -79,6 +82,44 @@ struct RunArgs {
     double max_wall_s = 0;
 };
 
+// An unknown subcommand or option, named with a did-you-mean ("" if every word is known). CLI11
+// would say "A subcommand is required" or "The following arguments were not expected".
+std::string unknown_word(const CLI::App& app, int argc, char** argv) {
+    if (argc < 2) return "";
+    const std::string first = argv[1];
+    if (first.empty() || first[0] == '-') return "";  // --version, --help
+    std::vector<std::string> subs;
+    for (const CLI::App* sub : app.get_subcommands({})) subs.push_back(sub->get_name());
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* x : app.get_subcommands({}))
+        if (x->get_name() == first) sub = x;
+    if (!sub) {
+        const std::string near = closest_match(first, subs);
+        return "unknown command \"" + first + "\"" +
+               (near.empty() ? std::string() : " (did you mean \"" + near + "\"?)") +
+               "; commands: " + scenario::join(subs, ", ");
+    }
+    std::vector<std::string> names = {"--help", "-h"};
+    for (const CLI::Option* o : sub->get_options({})) {
+        for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+        for (const auto& sn : o->get_snames()) names.push_back("-" + sn);
+    }
+    for (int i = 2; i < argc; ++i) {
+        std::string w = argv[i];
+        if (w == "--") break;
+        if (w.size() < 2 || w[0] != '-' || std::isdigit(static_cast<unsigned char>(w[1])) ||
+            w[1] == '.')
+            continue;  // a value, or a negative number
+        w = w.substr(0, w.find('='));
+        if (w.size() > 2 && w[1] != '-') w = w.substr(0, 2);  // -j4
+        if (std::find(names.begin(), names.end(), w) != names.end()) continue;
+        const std::string near = closest_match(w, names);
+        return "nmsim " + first + ": unknown option " + w +
+               (near.empty() ? std::string() : " (did you mean " + near + "?)");
+    }
+    return "";
+}
+
 // SIGINT and SIGTERM ask the run to stop at its next slice boundary (it keeps its trace, status
 // "interrupted"); the handler is reset by the first signal, so a second one ends the process at
 // once (the trace then holds what was flushed: a readable prefix).
@@ -102,6 +143,12 @@ int exit_status(const run::RunResult& r) {
 int cmd_run(const RunArgs& a, const std::string& argv) {
     if (!a.out.empty() && !a.run_dir.empty()) {
         std::cerr << "nmsim: error: give -o (a trace file) or -d (a run directory), not both\n";
+        return 2;
+    }
+    const std::string ext = std::filesystem::path(a.out).extension().string();
+    if (!a.out.empty() && ext != ".h5" && ext != ".hdf5") {
+        std::cerr << "nmsim: error: -o " << a.out
+                  << ": a trace is an HDF5 file; give a name ending in .h5\n";
         return 2;
     }
     try {
@@ -189,7 +236,7 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
                bool check, bool as_csv, const std::string* workloads) {
     if (workloads) return print_workloads(*workloads);
     // "spinnaker2" is the PE platform (kind spinnaker2_pe); a --scenario's kind wins.
-    if (platform.empty() && regs.empty() && !traces && !check) {
+    if (platform.empty() && scenario_path.empty() && regs.empty() && !traces && !check) {
         std::cerr << "nmsim: error: params needs a platform (spinnaker2 = spinnaker2_pe, "
                      "spinnaker2_chip, brainscales2) or one of --regs, --traces, --workloads, "
                      "--check\n";
@@ -251,7 +298,13 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
             scenario::LoadOptions lo;
             lo.sets = sets;
             lo.firmware_dirs = firmware_dirs();
+            const std::string asked = s.platform_kind;
             s = scenario::load(scenario_path, lo);
+            if (!platform.empty() && s.platform_kind != asked) {
+                std::cerr << "nmsim: error: " << scenario_path << " is a " << s.platform_kind
+                          << " scenario, not " << asked << " (give its platform, or none)\n";
+                return 2;
+            }
         } else {
             for (const auto& kv : sets) {
                 const auto eq = kv.find('=');
@@ -282,7 +335,8 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
             std::cout << r.path << " = " << r.value;
             const bool dimensioned = r.type == "Time" || r.type == "Frequency" ||
                                      r.type == "Bytes" || r.type == "Voltage" ||
-                                     r.type == "Energy" || r.type == "Power";
+                                     r.type == "Energy" || r.type == "Power" ||
+                                     r.type == "Bandwidth";
             if (!r.unit.empty() && r.unit != "1" && !dimensioned) std::cout << " " << r.unit;
             std::cout << "   [" << r.type << (r.origin == "default" ? "" : ", from " + r.origin)
                       << "]\n"
@@ -348,11 +402,11 @@ int main(int argc, char** argv) {
                     "scenario file's");
     run->add_option("--progress-interval", ra.progress_interval_s,
                     "seconds between progress lines when stderr is not a terminal (default 10)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(0.01, 86400.0));
     run->add_option("--max-wall", ra.max_wall_s,
                     "wall-time limit in seconds: the run stops cleanly with status timeout "
                     "(overrides the scenario's limits.max_wall_s)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(0.001, 1e9));
     run->add_flag("-q,--quiet", ra.quiet,
                   "no report, no console echo, no progress (errors are still printed)");
     run->add_flag("--elaborate-only", ra.elaborate_only,
@@ -400,7 +454,8 @@ int main(int argc, char** argv) {
     nmsim::sweep::SweepOptions so;
     uint32_t sweep_point = 0;
     sweep->add_option("sweep", so.sweep_path, "sweep YAML file")->required();
-    sweep->add_option("-j,--jobs", so.jobs, "parallel points (local backend; default: cores)");
+    sweep->add_option("-j,--jobs", so.jobs, "parallel points (local backend; default: cores)")
+        ->check(CLI::Range(1, 4096));
     sweep->add_option("--backend", so.backend, "local (default) or slurm")
         ->check(CLI::IsMember({"local", "slurm"}));
     sweep->add_option("-o,--output", so.output, "output directory (default: the file's output)");
@@ -410,10 +465,14 @@ int main(int argc, char** argv) {
     sweep
         ->add_option("--progress-interval", so.progress_interval_s,
                      "seconds between progress lines when stderr is not a terminal (default 30)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(0.01, 86400.0));
     auto* point_opt =
         sweep->add_option("--point", sweep_point, "run only this point (Slurm array tasks)");
 
+    if (const std::string bad = unknown_word(app, argc, argv); !bad.empty()) {
+        std::cerr << "nmsim: error: " << bad << "\nRun with --help for more information.\n";
+        return 2;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

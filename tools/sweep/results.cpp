@@ -144,7 +144,7 @@ void read_params(hid_t file, std::map<std::string, PointResult::Param>* out) {
 // numbers; "" for dimensioned ones (the values carry their unit: "150 MHz") and scenario keys.
 std::string param_unit(const std::string& path, const std::vector<PointResult>& results) {
     static const char* const kDimensioned[] = {"Time",    "Frequency", "Bytes",
-                                               "Voltage", "Energy",    "Power"};
+                                               "Voltage", "Energy",    "Power", "Bandwidth"};
     for (const auto& r : results) {
         const auto it = r.params.find(path);
         if (it == r.params.end()) continue;

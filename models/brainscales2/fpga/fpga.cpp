@@ -25,7 +25,7 @@ uint64_t ps_of(double bytes, double bandwidth) {
 
 const FpgaParams& checked(const FpgaParams& p, const std::string& me) {
     if (!(p.clock.hz > 0)) throw std::invalid_argument(me + ": clock must be positive");
-    if (!(p.host_bandwidth > 0) || !(p.chip_link_bandwidth > 0))
+    if (!(p.host_bandwidth.bytes_per_s > 0) || !(p.chip_link_bandwidth.bytes_per_s > 0))
         throw std::invalid_argument(me + ": link bandwidths must be positive");
     if (p.host_frame_words == 0 ||
         uint64_t{p.host_frame_words} * BSS2_PB_WORD_BYTES > p.host_frame_bytes)
@@ -45,7 +45,7 @@ Fpga::Fpga(sc_core::sc_module_name name, const FpgaParams& p)
     : sc_module(name),
       m_p(checked(p, this->name())),
       m_period(static_cast<uint64_t>(p.clock.period_ps())),
-      m_msg_ps(ps_of(p.chip_message_bytes, p.chip_link_bandwidth)),
+      m_msg_ps(ps_of(p.chip_message_bytes, p.chip_link_bandwidth.bytes_per_s)),
       m_chip_lat_ps(static_cast<uint64_t>(p.chip_link_latency.ps)),
       m_host_lat_ps(static_cast<uint64_t>(p.host_latency.ps)),
       m_up(m_msg_ps, m_chip_lat_ps, p.spikes_per_message, p.madc_samples_per_message,
@@ -80,7 +80,7 @@ uint64_t Fpga::host_transfer(uint64_t t_ps, uint64_t words, bool down) {
     const uint64_t wire = host_wire_bytes(words);
     uint64_t& busy = m_host_busy[down ? 0 : 1];
     const uint64_t start = std::max(t_ps, busy);
-    busy = start + ps_of(static_cast<double>(wire), m_p.host_bandwidth);
+    busy = start + ps_of(static_cast<double>(wire), m_p.host_bandwidth.bytes_per_s);
     (down ? m_c.wire_bytes_to_fpga : m_c.wire_bytes_to_host) += wire;
     (down ? m_c.bytes_to_fpga : m_c.bytes_to_host) += words * BSS2_PB_WORD_BYTES;
     return busy + m_host_lat_ps;

@@ -82,7 +82,7 @@ struct FpgaParams {
                 "FPGA clock: playback instruction issue (at most one per cycle) and timer tick",
                 "seed 004 section 5.2.4: \"The FPGA's clock frequency is 125 MHz\"; "
                 "hardware_facts.md B4 (fisch: 125 cycles/us)");
-    NMSIM_PARAM(double, host_bandwidth, 125e6, "B/s", nmsim::range(1e3, 1e12),
+    NMSIM_PARAM(Bandwidth, host_bandwidth, Bandwidth{125e6}, "", nmsim::range(1e3, 1e12),
                 "host link raw data rate per direction (full duplex)",
                 "seed 004 section 5.2.3: 1 Gbit/s Ethernet (full-duplex)");
     NMSIM_PARAM(uint32_t, host_frame_bytes, 1538, "B", nmsim::range(16, 65536),
@@ -95,7 +95,7 @@ struct FpgaParams {
                 "one-way host <-> FPGA latency (network stack, switch, FPGA transport layer), paid "
                 "once by the program and once by the responses",
                 "assumed: order of half a LAN round trip of a user-space transport; not public");
-    NMSIM_PARAM(double, chip_link_bandwidth, 1e9, "B/s", nmsim::range(1e3, 1e12),
+    NMSIM_PARAM(Bandwidth, chip_link_bandwidth, Bandwidth{1e9}, "", nmsim::range(1e3, 1e12),
                 "chip link data rate per direction (full duplex)",
                 "seed 004 section 3.1.1: chip-FPGA link 8 Gbit/s; seed 002 section 4.1: "
                 "full-duplex 8 Gbit/s interconnects");

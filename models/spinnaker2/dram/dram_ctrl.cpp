@@ -11,16 +11,13 @@
 
 namespace nmsim::spinnaker2 {
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 std::string DramCtrl::check_params(const DramParams& p) {
     if (p.channels == 0 || p.banks == 0 || p.burst_bytes == 0 || p.queue_depth == 0 ||
         p.row_bytes.n == 0)
         return "channels, banks, burst_bytes, row_bytes and queue_depth must be positive";
-    if (!(p.bandwidth > 0) || !(p.efficiency > 0) || p.efficiency > 1)
+    if (!(p.bandwidth.bytes_per_s > 0) || !(p.efficiency > 0) || p.efficiency > 1)
         return "bandwidth must be positive and efficiency in (0, 1]";
     if (p.size.n == 0) return "size must be positive";
     if (p.interleave.n == 0 && p.size.n % p.channels != 0)
@@ -164,8 +161,8 @@ uint64_t DramCtrl::serve(uint32_t c, const Part& part, bool read, uint64_t t_arr
 
     const uint64_t bb = p.burst_bytes;
     const uint64_t bursts = (part.local + part.len - 1) / bb - part.local / bb + 1;
-    const uint64_t xfer = static_cast<uint64_t>(
-        std::llround(static_cast<double>(bursts * bb) * 1e12 / (p.bandwidth * p.efficiency)));
+    const uint64_t xfer = static_cast<uint64_t>(std::llround(
+        static_cast<double>(bursts * bb) * 1e12 / (p.bandwidth.bytes_per_s * p.efficiency)));
 
     const uint64_t start = std::max(accept + lat, ch.busy_until_ps);
     const uint64_t done = start + xfer;

@@ -65,7 +65,7 @@ struct DramParams {
                 "equal contiguous ranges",
                 "secondary compilation citing the SpiNNaker2 DMA docs: 'a read may not cross an "
                 "interface boundary' [2nd], i.e. interfaces own contiguous ranges");
-    NMSIM_PARAM(double, bandwidth, 3.2e9, "B/s", nmsim::range(1e6, 1e12),
+    NMSIM_PARAM(Bandwidth, bandwidth, Bandwidth{3.2e9}, "", nmsim::range(1e6, 1e12),
                 "peak data rate of one channel (data bus fully busy)",
                 "16 bit x 1600 MT/s = 25.6 Gbit/s raw per interface [2nd]; equals half of "
                 "'up to 6.4 GB/s sustained' for 2 PHYs [DS]; the PHY maximum 16 bit x "

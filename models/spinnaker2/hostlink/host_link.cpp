@@ -31,7 +31,8 @@ void set_error(tlm::tlm_generic_payload& p, tlm::tlm_response_status s, const st
 }
 
 const HostLinkParams& checked(const HostLinkParams& p, const std::string& me) {
-    if (!(p.bandwidth > 0)) throw std::invalid_argument(me + ": bandwidth must be positive");
+    if (!(p.bandwidth.bytes_per_s > 0))
+        throw std::invalid_argument(me + ": bandwidth must be positive");
     if (p.packet_bytes < S2_SIGNAL_RX_BYTES)
         throw std::invalid_argument(me + ": packet_bytes must be at least 8 (one signal message)");
     if (p.buffer_size.n == 0) throw std::invalid_argument(me + ": buffer_size must be positive");
@@ -63,7 +64,8 @@ HostLink::HostLink(sc_core::sc_module_name name, const HostLinkParams& p, trace:
 }
 
 uint64_t HostLink::ser_ps(uint64_t bytes) const {
-    return static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * 1e12 / m_p.bandwidth));
+    return static_cast<uint64_t>(
+        std::llround(static_cast<double>(bytes) * 1e12 / m_p.bandwidth.bytes_per_s));
 }
 
 uint64_t HostLink::packets_of(uint64_t bytes) const {

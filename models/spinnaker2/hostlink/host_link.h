@@ -63,7 +63,7 @@ namespace nmsim::spinnaker2 {
 
 struct HostLinkParams {
     NMSIM_PARAMSET(HostLinkParams);
-    NMSIM_PARAM(double, bandwidth, 125e6, "B/s", range(1e3, 1e12),
+    NMSIM_PARAM(Bandwidth, bandwidth, Bandwidth{125e6}, "", range(1e3, 1e12),
                 "host link data rate per direction (full duplex)",
                 "hardware_facts.md A5: 1 Gbit/s UDP Ethernet per chip [2nd]");
     NMSIM_PARAM(Time, latency, Time::from_us(20), "", range(0, 1e12),

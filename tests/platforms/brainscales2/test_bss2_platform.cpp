@@ -294,7 +294,7 @@ TEST(Bss2Scenario, InputRateIsCappedByTheChipLink) {
     EXPECT_GE(rate, 0.6 * cap);
     EXPECT_GT(sum.late_waits, 0u);
     auto s2 = s;
-    s2.params.push_back({"fpga.chip_link_bandwidth", "2e9", {"--set", 0, 0}});
+    s2.params.push_back({"fpga.chip_link_bandwidth", "2GB/s", {"--set", 0, 0}});
     const auto fast = run(s2, tmp("cap2.h5"));
     EXPECT_EQ(fast.input_spikes, sum.input_spikes);
     EXPECT_LT(fast.realtime_us, 0.9 * sum.realtime_us);

@@ -74,7 +74,7 @@ description: "a demo sweep"
 base: base.yaml
 set: {workload.dnn.count: 20, pe: {mla: {acc_bits: 24}}}
 axes:
-  dram.bandwidth: [1.6e9, 3.2e9, 6.4e9]
+  dram.bandwidth: [1.6GB/s, 3.2GB/s, 6.4GB/s]
   workload.dnn: {workers: [1, 2, 4, 8]}
 zip:
   pe.perf_level: [0, 1]
@@ -98,7 +98,7 @@ slurm: {partition: debug, time: "00:05:00", cpus_per_task: 2, max_parallel: 3}
     EXPECT_EQ(s.fixed[1].value, "24");
     ASSERT_EQ(s.axes.size(), 2u);
     EXPECT_EQ(s.axes[0].path, "dram.bandwidth");
-    EXPECT_EQ(s.axes[0].values, (std::vector<std::string>{"1.6e9", "3.2e9", "6.4e9"}));
+    EXPECT_EQ(s.axes[0].values, (std::vector<std::string>{"1.6GB/s", "3.2GB/s", "6.4GB/s"}));
     EXPECT_EQ(s.axes[0].origin.line, 6);
     EXPECT_EQ(s.axes[1].path, "workload.dnn.workers");
     EXPECT_EQ(s.axes[1].values, (std::vector<std::string>{"1", "2", "4", "8"}));

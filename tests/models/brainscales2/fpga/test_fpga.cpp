@@ -127,7 +127,7 @@ protected:
     static uint64_t host_ps(const FpgaParams& p, uint64_t words) {
         const uint64_t frames = (words + p.host_frame_words - 1) / p.host_frame_words;
         const double wire = 8.0 * words + frames * (p.host_frame_bytes - 8.0 * p.host_frame_words);
-        return static_cast<uint64_t>(std::llround(wire / p.host_bandwidth * 1e12)) +
+        return static_cast<uint64_t>(std::llround(wire / p.host_bandwidth.bytes_per_s * 1e12)) +
                static_cast<uint64_t>(p.host_latency.ps);
     }
     static uint64_t period(const FpgaParams& p) {
@@ -135,7 +135,7 @@ protected:
     }
     static uint64_t msg(const FpgaParams& p) {
         return static_cast<uint64_t>(
-            std::llround(p.chip_message_bytes / p.chip_link_bandwidth * 1e12));
+            std::llround(p.chip_message_bytes / p.chip_link_bandwidth.bytes_per_s * 1e12));
     }
     static uint64_t first_edge(const FpgaParams& p, uint64_t t) {
         const uint64_t P = period(p);
@@ -182,7 +182,7 @@ class FpgaWriteTest : public FpgaTest {
 protected:
     void check(double bw) {
         FpgaParams p;
-        p.chip_link_bandwidth = bw;
+        p.chip_link_bandwidth = nmsim::Bandwidth{bw};
         std::vector<uint64_t> prog;
         for (uint32_t k = 0; k < 100; ++k) prog.push_back(bss2_pb_write(0x1000 + k, 7 * k + 1));
         prog.push_back(bss2_pb_make(BSS2_PB_HALT, 0));
@@ -253,7 +253,8 @@ TEST_F(FpgaTest, SpikePacksSplitIntoMessagesAndBackToBackReachTheLinkCap) {
         ASSERT_EQ(inj[3 + k].t, e0 + (2 + k / 2) * m + fly) << "spike " << k;
     }
     const double rate = (2.0 * n_packs - 2) / ((inj.back().t - inj[3].t) * 1e-12);
-    const double cap = p.spikes_per_message * p.chip_link_bandwidth / p.chip_message_bytes;
+    const double cap =
+        p.spikes_per_message * p.chip_link_bandwidth.bytes_per_s / p.chip_message_bytes;
     std::printf("max injected spike rate %.1f Mspikes/s (cap %.1f)\n", rate / 1e6, cap / 1e6);
     EXPECT_NEAR(rate, cap, cap * 1e-3);
     EXPECT_EQ(fpga->counters().spikes_injected, 3u + 2 * n_packs);
@@ -262,7 +263,8 @@ TEST_F(FpgaTest, SpikePacksSplitIntoMessagesAndBackToBackReachTheLinkCap) {
 
 TEST_F(FpgaTest, RequestedSpikeRateTenTimesTheLinkIsCappedAndWaitsRunLate) {
     FpgaParams p;
-    p.chip_link_bandwidth = 0.05e9;  // 160 ns per message: 12.5 spikes/us with 2 per message
+    p.chip_link_bandwidth =
+        nmsim::Bandwidth{0.05e9};  // 160 ns per message: 12.5 spikes/us with 2 per message
     std::vector<uint64_t> prog = {bss2_pb_make(BSS2_PB_TIMER_RESET, 0)};
     const uint32_t n_packs = 300;
     for (uint32_t k = 0; k < n_packs; ++k) {  // 2 spikes every 2 cycles: 125 spikes/us requested
@@ -277,7 +279,8 @@ TEST_F(FpgaTest, RequestedSpikeRateTenTimesTheLinkIsCappedAndWaitsRunLate) {
     for (uint32_t k = 0; k < inj.size(); ++k) ASSERT_EQ(inj[k].data, k);
     const double requested = 2.0 / (2 * period(p) * 1e-12);
     const double rate = (2.0 * n_packs - 2) / ((inj.back().t - inj.front().t) * 1e-12);
-    const double cap = p.spikes_per_message * p.chip_link_bandwidth / p.chip_message_bytes;
+    const double cap =
+        p.spikes_per_message * p.chip_link_bandwidth.bytes_per_s / p.chip_message_bytes;
     EXPECT_NEAR(requested / cap, 10.0, 1e-9);
     EXPECT_NEAR(rate, cap, cap * 1e-3);
     EXPECT_GT(h.timing.late_waits, n_packs - 3);  // all but the first few

@@ -288,7 +288,7 @@ TEST_F(DramTest, LatencyAndEfficiencyParametersMoveTheTimes) {
         {"t_rl 30ns", [](DramParams& p) { p.t_rl = Time::from_ns(30); }, 78.75, 60.0},
         {"t_rcd 40ns", [](DramParams& p) { p.t_rcd = Time::from_ns(40); }, 87.5, 47.5},
         {"efficiency 0.5", [](DramParams& p) { p.efficiency = 0.5; }, 76.25, 57.5},
-        {"bandwidth 1.6GB/s", [](DramParams& p) { p.bandwidth = 1.6e9; }, 76.25, 57.5},
+        {"bandwidth 1.6GB/s", [](DramParams& p) { p.bandwidth = Bandwidth{1.6e9}; }, 76.25, 57.5},
         {"burst 64B", [](DramParams& p) { p.burst_bytes = 64; }, 76.25, 57.5},
     };
     for (const Case& c : cases) {

@@ -57,7 +57,7 @@ std::vector<uint8_t> pattern_block(size_t n) {
 }
 
 // Link serialisation of n bytes in ps, from the parameters.
-double ser_ps(const HostLinkParams& h, double n) { return n / h.bandwidth * 1e12; }
+double ser_ps(const HostLinkParams& h, double n) { return n / h.bandwidth.bytes_per_s * 1e12; }
 
 // Upper bounds from the parameters: one packet through the NoC (at most 14 mesh hops on the 8 x 8
 // mesh) and through a DRAM controller (worst row state).
@@ -72,7 +72,7 @@ uint64_t noc_bound_ps(const ChipParams& p, uint64_t bytes, bool read) {
 uint64_t dram_bound_ps(const ChipParams& p, uint64_t bytes, bool read) {
     const DramParams& d = p.dram;
     const uint64_t bursts = (bytes + d.burst_bytes - 1) / d.burst_bytes + 1;
-    const double xfer = bursts * d.burst_bytes / (d.bandwidth * d.efficiency) * 1e12;
+    const double xfer = bursts * d.burst_bytes / (d.bandwidth.bytes_per_s * d.efficiency) * 1e12;
     return d.t_ctrl.ps + d.t_rp.ps + d.t_rcd.ps + (read ? d.t_rl.ps : d.t_wl.ps) +
            static_cast<uint64_t>(std::ceil(xfer));
 }
@@ -86,7 +86,7 @@ uint64_t noc_write_ps(Chip& chip, uint32_t a, uint32_t b, uint64_t flits) {
 
 ChipParams small_chip() {
     ChipParams p;
-    p.qpe_count = 1;                    // PEs 0..3
+    p.qpe_count = 1;                     // PEs 0..3
     p.core_ext_latency = nmsim::Time{};  // bus-master timings below are NoC + link only
     return p;
 }
@@ -140,7 +140,7 @@ TEST_F(HostLinkTest, WriteThenReadBackDramAndPeSram) {
 TEST_F(HostLinkTest, LargeWriteTakesLatencyPlusSizeOverBandwidth) {
     ChipParams pa = small_chip();
     ChipParams pb = small_chip();
-    pb.host.bandwidth = 2 * pa.host.bandwidth;
+    pb.host.bandwidth = Bandwidth{2 * pa.host.bandwidth.bytes_per_s};
     Chip a("a", pa, 1, nullptr, false);
     Chip b("b", pb, 1, nullptr, false);
     const size_t n = 64 * 1024;
@@ -171,7 +171,7 @@ TEST_F(HostLinkTest, LargeWriteTakesLatencyPlusSizeOverBandwidth) {
     EXPECT_EQ(a.host().packets_to_chip(), n / pkt);
     EXPECT_EQ(a.host().busy_ps_to_chip(), static_cast<uint64_t>(std::llround(ser_ps(pa.host, n))));
     std::printf("64 KiB host write: %.3f us at %.0f MB/s, %.3f us at %.0f MB/s\n", ta / 1e6,
-                pa.host.bandwidth / 1e6, tb / 1e6, pb.host.bandwidth / 1e6);
+                pa.host.bandwidth.bytes_per_s / 1e6, tb / 1e6, pb.host.bandwidth.bytes_per_s / 1e6);
 }
 
 // Two host threads writing at the same time share the down direction: the second block queues
