@@ -1,6 +1,7 @@
 // The driver of a run: the host program's stages in order, the simulation in slices with
 // progress, the trace's outcome, the run directory and the report.
 #include "platforms/common/host_program.h"
+#include "platforms/common/version.h"
 
 #include <systemc>
 
@@ -14,10 +15,6 @@
 #include "platforms/common/format.h"
 #include "platforms/common/run_outputs.h"
 #include "tools/progress/progress.h"
-
-#ifndef NMSIM_VERSION
-#define NMSIM_VERSION "dev"
-#endif
 
 namespace nmsim::run {
 
@@ -117,23 +114,23 @@ std::string stop_message(const Stop& stop, const RunContext& ctx, const HostProg
                  (p.total ? " of " + std::to_string(p.total) : std::string()) + " " + p.unit +
                  " done)";
     if (stop.status == "interrupted") return "interrupted by " + signal_name(stop.signal) + where;
-    return "timeout: the wall-time limit of " + fmt(ctx.options.max_wall_s, 1) +
-           " s was reached" + where;
+    return "timeout: the wall-time limit of " + fmt(ctx.options.max_wall_s, 1) + " s was reached" +
+           where;
 }
 
 std::string render_report(const RunContext& ctx, const HostProgram& host) {
     const RunResult& r = ctx.result;
     const scenario::Scenario& s = ctx.scenario;
     std::ostringstream out;
-    out << "nmsim " << NMSIM_VERSION << "  scenario " << s.name << "  platform " << s.platform_kind
-        << "  seed " << s.seed << "\n";
+    out << "nmsim " << nmsim::version() << "  scenario " << s.name << "  platform "
+        << s.platform_kind << "  seed " << s.seed << "\n";
     host.report(ctx, out);
     out << "  trace            " << r.trace_path << "\n";
     const std::string note = host.wall_note(r);
     out << "  wall time        " << fmt(r.wall_seconds, 3) << " s"
         << (note.empty() ? "" : "  " + note) << "\n";
     out << "  result           "
-        << (r.ok                         ? "OK"
+        << (r.ok                        ? "OK"
             : r.status == "interrupted" ? "INTERRUPTED: " + r.message
             : r.status == "timeout"     ? "TIMEOUT: " + r.message
                                         : std::string("FAILED"))
@@ -179,8 +176,8 @@ RunResult run_scenario(const scenario::Scenario& s, const RunOptions& o, std::os
     host.write_metrics(ctx);
     write_run_metrics(*writer, r);
     const std::vector<trace::CounterRow> counters = writer->counters();
-    writer->finish(r.status, r.message,
-                   static_cast<uint64_t>(sc_core::sc_time_stamp().value()), r.wall_seconds);
+    writer->finish(r.status, r.message, static_cast<uint64_t>(sc_core::sc_time_stamp().value()),
+                   r.wall_seconds);
     r.report = render_report(ctx, host);
     if (!o.run_dir.empty()) write_run_dir(o.run_dir, s, ctx.params, counters, r);
 

@@ -1,4 +1,5 @@
 #include "platforms/common/run_outputs.h"
+#include "platforms/common/version.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -16,17 +17,13 @@
 #include "models/common/sim_kernel.h"
 #include "platforms/common/format.h"
 
-#ifndef NMSIM_VERSION
-#define NMSIM_VERSION "dev"
-#endif
-
 namespace nmsim::run {
 
 namespace fs = std::filesystem;
 
 trace::RunInfo run_info(const scenario::Scenario& s, const RunOptions& o) {
     trace::RunInfo info;
-    info.simulator_version = NMSIM_VERSION;
+    info.simulator_version = nmsim::version();
     info.scenario_path = s.path;
     info.scenario_name = s.name;
     info.platform = s.platform_kind;
@@ -146,8 +143,7 @@ std::string stats_txt(const std::vector<trace::CounterRow>& counters, const RunR
     std::ostringstream o;
     o << "# nmsim statistics: name, value, unit (metrics first, then components as in the "
          "trace's /summary/counters)\n";
-    o << "# status " << r.status << (r.message.empty() ? "" : ": " + r.message)
-      << "\n";
+    o << "# status " << r.status << (r.message.empty() ? "" : ": " + r.message) << "\n";
     auto rows = counters;
     std::stable_partition(rows.begin(), rows.end(),
                           [](const trace::CounterRow& c) { return c.component == "metrics"; });
@@ -193,7 +189,8 @@ void write_run_dir(const std::string& dir, const scenario::Scenario& s,
                    const std::vector<ParamValue>& params,
                    const std::vector<trace::CounterRow>& counters, const RunResult& r) {
     const fs::path d(dir);
-    write_file(d / "config.yaml", "# nmsim " NMSIM_VERSION " resolved scenario of " + s.path +
+    write_file(d / "config.yaml", std::string("# nmsim ") + nmsim::version() +
+                                      " resolved scenario of " + s.path +
                                       " (run it again with: nmsim run " +
                                       (d / "config.yaml").string() + ")\n" + scenario::dump(s));
     write_file(d / "params.yaml", "# effective platform parameters of " + s.name +

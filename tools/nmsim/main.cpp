@@ -28,6 +28,7 @@
 #include "nmsim/trace/sink.h"
 #include "platforms/brainscales2/params.h"
 #include "platforms/common/host_program.h"
+#include "platforms/common/version.h"
 #include "platforms/spinnaker2/params.h"
 #include "platforms/spinnaker2/run_elf.h"
 #include "tools/bench/bss2_bench.h"
@@ -36,9 +37,6 @@
 #include "tools/scenario/text.h"
 #include "tools/sweep/sweep.h"
 
-#ifndef NMSIM_VERSION
-#define NMSIM_VERSION "dev"
-#endif
 #ifndef NMSIM_FIRMWARE_DIR
 #define NMSIM_FIRMWARE_DIR "firmware"
 #endif
@@ -383,7 +381,7 @@ int cmd_exec(const std::string& elf, const std::vector<std::string>& sets,
 int main(int argc, char** argv) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     CLI::App app{"nmsim: discrete-event full-system simulator of neuromorphic platforms"};
-    app.set_version_flag("--version", std::string("nmsim ") + NMSIM_VERSION);
+    app.set_version_flag("--version", std::string("nmsim ") + nmsim::version());
     app.require_subcommand(1);
 
     auto* run =
@@ -486,6 +484,8 @@ int main(int argc, char** argv) {
     if (*exec) return cmd_exec(elf, esets, eargs);
     if (*sweep) {
         if (*point_opt) so.point = sweep_point;
+        so.stop_signal = run::interrupt_requested;
+        install_stop_handlers();
         return nmsim::sweep::run_sweep(so, std::cout, std::cerr);
     }
     if (*bench) {

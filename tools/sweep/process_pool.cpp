@@ -1,6 +1,7 @@
 #include "tools/sweep/process_pool.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,12 +28,15 @@ pid_t spawn(const Job& job, std::string* err) {
     p.argv.push_back(nullptr);
     const std::string out = job.stdout_path.empty() ? "/dev/null" : job.stdout_path;
     const std::string errp = job.stderr_path.empty() ? "/dev/null" : job.stderr_path;
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
         *err = std::string("fork: ") + std::strerror(errno);
         return -1;
     }
     if (pid == 0) {
+        // Die with the pool, even if it is killed outright; it may have died before this call.
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(125);
         const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         const int fe = open(errp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         const int fi = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -53,14 +57,16 @@ pid_t spawn(const Job& job, std::string* err) {
     return pid;
 }
 
-JobResult decode(int status) {
+JobResult decode(int status, bool stopping) {
     JobResult r;
     r.spawned = true;
     if (WIFEXITED(status)) {
         r.exited = true;
         r.exit_code = WEXITSTATUS(status);
+        r.interrupted = r.exit_code == 128 + SIGINT || r.exit_code == 128 + SIGTERM;
     } else if (WIFSIGNALED(status)) {
         r.signal = WTERMSIG(status);
+        r.interrupted = stopping;
     }
     return r;
 }
@@ -77,7 +83,7 @@ std::string JobResult::describe() const {
 
 size_t run_jobs(const std::vector<Job>& jobs, int parallel,
                 const std::function<void(size_t, const JobResult&)>& on_done,
-                const std::function<void()>& on_tick) {
+                const std::function<void()>& on_tick, const std::function<bool()>& stop) {
     if (parallel < 1) parallel = 1;
     struct Running {
         pid_t pid;
@@ -85,9 +91,14 @@ size_t run_jobs(const std::vector<Job>& jobs, int parallel,
     };
     std::vector<Running> running;
     size_t next = 0, started = 0;
+    bool stopping = false;
     auto last_tick = std::chrono::steady_clock::now();
-    while (next < jobs.size() || !running.empty()) {
-        while (next < jobs.size() && static_cast<int>(running.size()) < parallel) {
+    while ((next < jobs.size() && !stopping) || !running.empty()) {
+        if (!stopping && stop && stop()) {
+            stopping = true;
+            for (const Running& r : running) kill(r.pid, SIGTERM);
+        }
+        while (!stopping && next < jobs.size() && static_cast<int>(running.size()) < parallel) {
             std::string err;
             const pid_t pid = spawn(jobs[next], &err);
             if (pid < 0) {
@@ -105,7 +116,7 @@ size_t run_jobs(const std::vector<Job>& jobs, int parallel,
             if (r == running[i].pid || (r < 0 && errno == ECHILD)) {
                 const size_t index = running[i].index;
                 running.erase(running.begin() + static_cast<long>(i));
-                on_done(index, r < 0 ? JobResult{} : decode(status));
+                on_done(index, r < 0 ? JobResult{} : decode(status, stopping));
                 reaped = true;
             } else {
                 ++i;

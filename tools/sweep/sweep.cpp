@@ -9,11 +9,16 @@
 #include <sstream>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include "tools/progress/progress.h"
 #include "tools/sweep/points.h"
 #include "tools/sweep/process_pool.h"
-#include "tools/progress/progress.h"
 #include "tools/sweep/results.h"
 #include "tools/sweep/slurm.h"
 #include "tools/sweep/sweep_file.h"
@@ -49,6 +54,50 @@ std::string child_error(const JobResult& r, const std::string& log) {
     if (r.exited && r.exit_code != 0 && !last.empty()) return last;
     return r.describe() + (last.empty() ? "" : ": " + last);
 }
+
+// flock() on <out>/.lock for the life of the invocation: a local sweep holds it exclusively (two
+// pools on one directory would run the same points twice and interleave their tables), Slurm
+// array tasks (--point) and --collect share it. The descriptor is inherited by the children (no
+// O_CLOEXEC), so the lock lasts while any of them runs.
+class DirLock {
+public:
+    DirLock() = default;
+    DirLock(const DirLock&) = delete;
+    DirLock& operator=(const DirLock&) = delete;
+    ~DirLock() {
+        if (fd_ >= 0) close(fd_);
+    }
+
+    // "" when held, else why not.
+    std::string acquire(const std::string& dir, bool exclusive) {
+        const std::string path = (fs::path(dir) / ".lock").string();
+        fd_ = open(path.c_str(), O_RDWR | O_CREAT, 0644);
+        if (fd_ < 0) return path + ": " + std::strerror(errno);
+        if (flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) {
+            if (exclusive) record_pid();
+            return "";
+        }
+        const int e = errno;
+        if (e != EWOULDBLOCK) return path + ": " + std::strerror(e);
+        std::string holder = read_text(path);
+        while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' '))
+            holder.pop_back();
+        return dir + " is in use by another nmsim sweep" +
+               (holder.empty() ? "" : " (pid " + holder + ")") +
+               "; wait for it to end or give another output directory (-o)";
+    }
+
+private:
+    // Only for the message a second sweep prints: a failed write does no harm.
+    void record_pid() {
+        const std::string pid = std::to_string(getpid()) + "\n";
+        const bool written =
+            ftruncate(fd_, 0) == 0 && pwrite(fd_, pid.data(), pid.size(), 0) == ssize_t(pid.size());
+        (void)written;
+    }
+
+    int fd_ = -1;
+};
 
 struct Context {
     SweepSpec spec;
@@ -143,7 +192,8 @@ bool check_manifest(const Context& c, std::ostream& err, bool write_if_missing) 
 // no value can fix, and the others were not checked.
 std::vector<uint32_t> validate(Context& c, const std::vector<uint32_t>& ids, int jobs,
                                progress::Mode progress, std::ostream& err, SweepSummary* sum,
-                               std::map<uint32_t, std::string>* messages, bool* fatal) {
+                               std::map<uint32_t, std::string>* messages, bool* fatal,
+                               const std::function<bool()>& stop) {
     std::vector<uint32_t> bad;
     if (ids.empty()) return bad;
     auto check = [&](const std::vector<uint32_t>& batch) {
@@ -159,7 +209,7 @@ std::vector<uint32_t> validate(Context& c, const std::vector<uint32_t>& ids, int
             js, jobs,
             [&](size_t i, const JobResult& r) {
                 const uint32_t id = batch[i];
-                if (!r.ok()) {
+                if (!r.ok() && !r.interrupted) {
                     std::string msg;
                     for (const auto& l : nonempty_lines(read_text(log_path(c.out, id))))
                         msg += (msg.empty() ? "" : "; ") + l;
@@ -170,11 +220,12 @@ std::vector<uint32_t> validate(Context& c, const std::vector<uint32_t>& ids, int
                 ++done;
                 bar.update(status());
             },
-            [&] { bar.update(status()); }));
+            [&] { bar.update(status()); }, stop));
         bar.finish(false);
     };
     // The first point alone: an unknown parameter name fails every point alike, so stop there.
     check({ids.front()});
+    if (stop && stop()) return bad;
     if (!bad.empty() && (*messages)[bad.front()].find("unknown ") != std::string::npos) {
         *fatal = true;
         return bad;
@@ -253,6 +304,7 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
     c.exe = o.exe.empty() ? fs::read_symlink("/proc/self/exe", ec).string() : o.exe;
     c.exe = fs::absolute(c.exe).string();
     sum->total = static_cast<uint32_t>(c.points.size());
+    const std::function<bool()> stopped = [&o] { return o.stop_signal && o.stop_signal() != 0; };
     const int jobs =
         o.jobs > 0 ? o.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     // Forced on: a redrawn line; forced off: nothing; default: a line on a terminal, else a log
@@ -272,8 +324,9 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
         for (const auto& p : c.points) all.push_back(p.id);
         std::map<uint32_t, std::string> msgs;
         bool fatal = false;
-        const auto bad = validate(c, all, jobs, progress, err, sum, &msgs, &fatal);
+        const auto bad = validate(c, all, jobs, progress, err, sum, &msgs, &fatal, stopped);
         fs::remove_all(c.out, ec);
+        if (const int sig = o.stop_signal ? o.stop_signal() : 0) return 128 + sig;
         c.out = real_out;
         for (uint32_t id : bad) err << "point " << id << ": invalid: " << msgs[id] << "\n";
         if (o.backend == "slurm") {
@@ -291,6 +344,11 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
         if (o.collect && !fs::exists(fs::path(c.out) / "points.csv")) {
             err << "nmsim sweep: error: nothing to collect: " << c.out
                 << "/points.csv does not exist (the sweep was not started there)\n";
+            return 2;
+        }
+        DirLock lock;
+        if (const std::string why = lock.acquire(c.out, !o.point && !o.collect); !why.empty()) {
+            err << "nmsim sweep: error: " << why << "\n";
             return 2;
         }
         // Written once the points are known to be valid (a fixed typo then needs no new -o).
@@ -319,7 +377,12 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
         for (uint32_t id : todo) clear_point(c, id);
         std::map<uint32_t, std::string> msgs;
         bool fatal = false;
-        const auto bad = validate(c, todo, jobs, progress, err, sum, &msgs, &fatal);
+        const auto bad = validate(c, todo, jobs, progress, err, sum, &msgs, &fatal, stopped);
+        if (const int sig = o.stop_signal ? o.stop_signal() : 0) {
+            err << "nmsim sweep " << c.spec.name << ": interrupted by signal " << sig
+                << " while validating; no point was run\n";
+            return 128 + sig;
+        }
         // Not one valid point (and none finished earlier): the sweep file itself is wrong.
         const bool any_ok = std::any_of(c.results.begin(), c.results.end(),
                                         [](const PointResult& r) { return r.status == kOk; });
@@ -367,9 +430,8 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
         write_table(c);
         std::vector<Job> js;
         for (uint32_t id : run_ids) js.push_back(make_job(c, c.points[id], false));
-        size_t done = 0, failed = 0;
-        progress::Reporter bar(err, progress, "nmsim sweep " + c.spec.name,
-                               o.progress_interval_s);
+        size_t done = 0, failed = 0, interrupted = 0;
+        progress::Reporter bar(err, progress, "nmsim sweep " + c.spec.name, o.progress_interval_s);
         const std::string skipped =
             sum->skipped ? std::to_string(sum->skipped) + " finished earlier" : "";
         const auto status = [&] {
@@ -380,6 +442,16 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
             js, jobs,
             [&](size_t i, const JobResult& r) {
                 const uint32_t id = run_ids[i];
+                if (r.interrupted) {
+                    // Stopped, not failed: its trace (status "interrupted") stays for a look,
+                    // the point stays pending and runs again when the sweep is resumed.
+                    c.results[id] = PointResult{};
+                    c.results[id].id = id;
+                    c.results[id].status = kPending;
+                    ++interrupted;
+                    write_table(c);
+                    return;
+                }
                 if (!r.ok()) write_error(c, id, child_error(r, log_path(c.out, id)));
                 c.results[id] = read_point(c.out, id, c.extra);
                 // A child that exits 0 without a finished trace is a failure too.
@@ -394,18 +466,24 @@ int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err, Sweep
                 write_table(c);
                 bar.update(status());
             },
-            [&] { bar.update(status()); }));
+            [&] { bar.update(status()); }, stopped));
         bar.finish(true);
         sum->run_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         count(c, sum);
+        if (const int sig = o.stop_signal ? o.stop_signal() : 0) {
+            out << "sweep " << c.spec.name << ": interrupted by signal " << sig << ": " << sum->ok
+                << " ok, " << sum->failed << " failed, " << sum->pending << " pending ("
+                << interrupted << " stopped while running); resume with the same command\n";
+            return 128 + sig;
+        }
         char rate[64] = "";
         if (sum->runs > 0 && sum->run_seconds > 0)
             std::snprintf(rate, sizeof rate, ": %.1f points/min",
                           60.0 * sum->runs / sum->run_seconds);
         out << "sweep " << c.spec.name << ": ran " << sum->runs << " of " << sum->total
-            << " points in " << progress::Reporter::duration(sum->run_seconds) << " with -j " << jobs << rate
-            << "\n"
+            << " points in " << progress::Reporter::duration(sum->run_seconds) << " with -j "
+            << jobs << rate << "\n"
             << "  " << sum->ok << " ok, " << sum->failed << " failed, " << sum->skipped
             << " skipped (finished earlier), " << bad.size() << " invalid; results: " << c.out
             << "/results.csv\n";

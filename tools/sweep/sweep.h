@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -24,6 +25,9 @@ struct SweepOptions {
     // a log line every progress_interval_s.
     std::optional<bool> progress;
     double progress_interval_s = 30.0;
+    // Polled while points run: a non-zero signal number stops the sweep (no new point starts,
+    // running ones get SIGTERM and keep their traces, unfinished points stay pending).
+    std::function<int()> stop_signal;
 };
 
 struct SweepSummary {
@@ -36,7 +40,8 @@ struct SweepSummary {
     std::string job_id;        // Slurm: the submitted array job
 };
 
-// Exit status: 0 all points ok, 1 some point failed, 2 bad sweep file, options or output dir.
+// Exit status: 0 all points ok, 1 some point failed, 2 bad sweep file, options or output dir
+// (or another sweep holds it), 128 + signal when stopped by `stop_signal`.
 int run_sweep(const SweepOptions& o, std::ostream& out, std::ostream& err,
               SweepSummary* summary = nullptr);
 

@@ -2,11 +2,15 @@
 // (results table in CSV and HDF5, statuses, an invalid point, a crashing and a failing child,
 // resume, manifest check, fail-fast on a typo), point mode + --collect, and the Slurm backend
 // against a real one-machine Slurm (munged + slurmctld + slurmd) when it can start here.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -402,6 +406,128 @@ TEST_F(SweepRunTest, DryRunWritesNothing) {
     EXPECT_NE(out.str().find("3: seed=2 pe.perf_level=1"), std::string::npos) << out.str();
     EXPECT_NE(out.str().find("#SBATCH --array=0-3"), std::string::npos) << out.str();
     EXPECT_FALSE(fs::exists(m_dir / "results"));
+}
+
+// A stand-in child that records its pid and then sleeps (validation passes at once).
+std::string sleeper_script(const fs::path& dir) {
+    return "#!/bin/sh\n"
+           "case \"$*\" in *--elaborate-only*) exit 0;; esac\n"
+           "echo $$ >> " +
+           (dir / "pids").string() +
+           "\n"
+           "exec sleep 60\n";
+}
+
+std::vector<pid_t> read_pids(const fs::path& file) {
+    std::vector<pid_t> pids;
+    std::ifstream in(file);
+    for (long p; in >> p;) pids.push_back(static_cast<pid_t>(p));
+    return pids;
+}
+
+bool process_gone(pid_t pid) {
+    // Not there, or a zombie no one reaps (its parent was killed): either way it runs no more.
+    if (kill(pid, 0) != 0) return true;
+    const std::string st = read_text("/proc/" + std::to_string(pid) + "/stat");
+    const auto close = st.rfind(')');
+    return close != std::string::npos && close + 2 < st.size() && st[close + 2] == 'Z';
+}
+
+TEST_F(SweepRunTest, StopSignalStopsRunningPointsAndResumeFinishesThem) {
+    m_exe = write("sleeper.sh", sleeper_script(m_dir));
+    chmod(m_exe.c_str(), 0755);
+    const std::string file =
+        write("stop.yaml", "base: " + kMatmul + "\naxes: {seed: [1, 2, 3, 4, 5]}\noutput: o\n");
+    SweepOptions o;
+    o.sweep_path = file;
+    o.jobs = 2;
+    o.exe = m_exe;
+    o.progress = false;
+    // SIGINT arrives once both pool slots are busy.
+    o.stop_signal = [&] { return read_pids(m_dir / "pids").size() >= 2 ? SIGINT : 0; };
+    std::ostringstream out, err;
+    SweepSummary s;
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(run_sweep(o, out, err, &s), 128 + SIGINT) << out.str() << err.str();
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+    EXPECT_NE(out.str().find("interrupted by signal 2: 0 ok, 0 failed, 5 pending (2 stopped "
+                             "while running); resume with the same command"),
+              std::string::npos)
+        << out.str();
+    const auto pids = read_pids(m_dir / "pids");
+    ASSERT_EQ(pids.size(), 2u);  // no point started after the stop
+    for (pid_t p : pids) EXPECT_TRUE(process_gone(p)) << p;
+    for (const auto& r : csv_records((m_dir / "o/results.csv").string()))
+        EXPECT_EQ(r.at("status"), "pending");
+
+    // Resume with the real nmsim: every point runs and succeeds.
+    o.exe = kNmsim;
+    o.stop_signal = {};
+    EXPECT_EQ(run_sweep(o, out, err, &s), 0) << out.str() << err.str();
+    EXPECT_EQ(s.ok, 5u);
+    EXPECT_EQ(s.runs, 5u);
+}
+
+TEST_F(SweepRunTest, KilledSweepLeavesNoOrphans) {
+    m_exe = write("sleeper.sh", sleeper_script(m_dir));
+    chmod(m_exe.c_str(), 0755);
+    const std::string file =
+        write("kill.yaml", "base: " + kMatmul + "\naxes: {seed: [1, 2, 3]}\noutput: o\n");
+    const pid_t sweep_pid = fork();
+    ASSERT_GE(sweep_pid, 0);
+    if (sweep_pid == 0) {  // the sweep process, killed below while its points run
+        SweepOptions o;
+        o.sweep_path = file;
+        o.jobs = 3;
+        o.exe = m_exe;
+        o.progress = false;
+        std::ostringstream out, err;
+        _exit(run_sweep(o, out, err));
+    }
+    std::vector<pid_t> pids;
+    for (int i = 0; i < 300 && pids.size() < 3; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        pids = read_pids(m_dir / "pids");
+    }
+    ASSERT_EQ(pids.size(), 3u);
+    kill(sweep_pid, SIGKILL);
+    int st = 0;
+    waitpid(sweep_pid, &st, 0);
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+        gone = std::all_of(pids.begin(), pids.end(), process_gone);
+        if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(gone) << "children of a killed sweep still run";
+}
+
+TEST_F(SweepRunTest, SecondSweepOnTheSameDirectoryIsRefused) {
+    const std::string file =
+        write("lock.yaml", "base: " + kMatmul + "\naxes: {seed: [1, 2]}\noutput: o\n");
+    fs::create_directories(m_dir / "o");
+    const int fd = open((m_dir / "o/.lock").c_str(), O_RDWR | O_CREAT, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, "4242\n", 5), 5);
+    ASSERT_EQ(flock(fd, LOCK_EX), 0);  // as a running local sweep holds it
+    SweepSummary s;
+    EXPECT_EQ(sweep(file, &s), 2);
+    EXPECT_NE(m_err.find("o is in use by another nmsim sweep (pid 4242); wait for it to end or "
+                         "give another output directory (-o)"),
+              std::string::npos)
+        << m_err;
+    EXPECT_EQ(s.runs, 0u);
+    // A shared holder (a Slurm array task) lets --collect in but keeps a local sweep out.
+    ASSERT_EQ(flock(fd, LOCK_SH), 0);
+    SweepOptions o;
+    o.sweep_path = file;
+    o.exe = kNmsim;
+    o.collect = true;
+    std::ostringstream out, err;
+    EXPECT_EQ(run_sweep(o, out, err), 2) << err.str();  // nothing started there yet
+    EXPECT_NE(err.str().find("nothing to collect"), std::string::npos) << err.str();
+    EXPECT_EQ(sweep(file, &s), 2);
+    close(fd);
+    EXPECT_EQ(sweep(file, &s), 0) << m_out << m_err;
 }
 
 TEST_F(SweepRunTest, SlurmBackendWithoutSbatchIsAnError) {
