@@ -1,9 +1,12 @@
 #include "models/arm/cortex_m4f.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
+#include <sys/mman.h>
 #include <unicorn/unicorn.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -24,6 +27,91 @@ std::string hex32(uint32_t v) { return nmsim::hex(v, 8); }
 
 void check(uc_err e, const char* what) {
     if (e != UC_ERR_OK) throw std::runtime_error(std::string("unicorn: ") + what + ": " + uc_strerror(e));
+}
+
+// --- translation buffer (docs/iss.md, "Translation buffer") ---------------------------------
+// Unicorn 2.0.1 reserves its buffer for translated code when the engine initialises (at the
+// first memory mapping): machine_initialize() calls the engine's init_arch (arm_uc_init, which
+// fills in the engine's function pointers) and then its tcg_exec_init(uc, 0), and size 0 means
+// 1 GiB. No API sets the size (uc_ctl gains one only in later versions). So the init_arch pointer
+// that uc_open() stores in the (opaque) engine is redirected to a wrapper that runs the library's
+// arm_uc_init and then redirects the tcg_exec_init pointer it has just stored to a wrapper that
+// passes the size. Each pointer is found by value: the one word of the engine that holds the
+// address of the library's exported function. Without exactly one such word (another Unicorn
+// build) nothing is changed and the engine keeps the library's default size.
+using InitArch = void (*)(uc_struct*);
+using TcgExecInit = void (*)(uc_struct*, unsigned long);
+constexpr size_t kEngineWordsScanned = 128;  // 2.0.1: init_arch at word 27, tcg_exec_init 30
+constexpr uint64_t kUnicornDefaultBuffer = uint64_t{1} << 30;
+uintptr_t g_unicorn_init_arch = 0, g_unicorn_tcg_exec_init = 0;
+unsigned long g_translation_buffer = 0;
+bool g_translation_buffer_set = false;
+
+uintptr_t library_function(const char* symbol) {
+    return reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, symbol));
+}
+
+// Replaces the one word of `engine` equal to `from` by `to`; false if there is not exactly one.
+bool replace_engine_word(uc_struct* engine, uintptr_t from, uintptr_t to) {
+    auto* bytes = reinterpret_cast<unsigned char*>(engine);
+    size_t found = kEngineWordsScanned;
+    for (size_t i = 0; i < kEngineWordsScanned; ++i) {
+        uintptr_t w = 0;
+        std::memcpy(&w, bytes + i * sizeof w, sizeof w);
+        if (w != from) continue;
+        if (found != kEngineWordsScanned) return false;
+        found = i;
+    }
+    if (found == kEngineWordsScanned) return false;
+    std::memcpy(bytes + found * sizeof to, &to, sizeof to);
+    return true;
+}
+
+void tcg_exec_init_sized(uc_struct* uc, unsigned long) {
+    reinterpret_cast<TcgExecInit>(g_unicorn_tcg_exec_init)(uc, g_translation_buffer);
+}
+
+void init_arch_sized(uc_struct* uc) {
+    reinterpret_cast<InitArch>(g_unicorn_init_arch)(uc);
+    g_translation_buffer_set = replace_engine_word(
+        uc, g_unicorn_tcg_exec_init, reinterpret_cast<uintptr_t>(&tcg_exec_init_sized));
+}
+
+// Arranges for a freshly opened engine to reserve `bytes`; returns the size it will reserve
+// (`bytes`, or the library default if the redirection is not possible with this library).
+uint64_t set_translation_buffer(uc_engine* uc, uint64_t bytes) {
+    if (g_unicorn_init_arch == 0) {
+        g_unicorn_init_arch = library_function("arm_uc_init");
+        g_unicorn_tcg_exec_init = library_function("tcg_exec_init_arm");
+    }
+    if (g_unicorn_init_arch == 0 || g_unicorn_tcg_exec_init == 0) return kUnicornDefaultBuffer;
+    if (!replace_engine_word(uc, g_unicorn_init_arch,
+                             reinterpret_cast<uintptr_t>(&init_arch_sized)))
+        return kUnicornDefaultBuffer;
+    g_translation_buffer = static_cast<unsigned long>(bytes);
+    return bytes;
+}
+
+// Unicorn ends the process (exit(1) after "Could not allocate dynamic translator buffer") when
+// its buffer cannot be mapped, so the address space is tried first. An address-space limit
+// (ulimit -v) counts reservations, so a PROT_NONE mapping of the same size is a faithful test;
+// the margin covers the engine's other allocations (TLB, page tables, ~3 MB).
+constexpr uint64_t kEngineMargin = 16u << 20;
+
+bool address_space_available(uint64_t bytes, int& err) {
+    void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        err = errno;
+        return false;
+    }
+    munmap(p, bytes);
+    return true;
+}
+
+std::string mib(uint64_t bytes) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    return b;
 }
 
 }  // namespace
@@ -162,22 +250,48 @@ void CortexM4F::map_window(Window& w) {
               "map bus window");
 }
 
-// The ISS exists only for cores that run: an engine costs ~3 MB resident, 1 GiB virtual and a
-// few ms to create (docs/iss.md), which a 152-PE chip with idle PEs must not pay; the
-// disassembler and the block-cost cache are created with it.
-void CortexM4F::create_iss() {
+// The ISS exists only for cores that run: an engine costs ~3 MB resident, its translation buffer
+// in virtual memory and a few ms to create (docs/iss.md), which a 152-PE chip with idle PEs must
+// not pay; the disassembler and the block-cost cache are created with it. Returns false (with
+// the simulation error raised, naming this core) when the engine cannot be created.
+bool CortexM4F::create_iss() {
     m_cycles = std::make_unique<CycleModel>(m_p.div_cycles);
     m_cache.assign(kCacheEntries, CacheEntry{});
-    check(uc_open(UC_ARCH_ARM, UC_MODE_THUMB, &m_uc), "open");
+    const uc_err open_err = uc_open(UC_ARCH_ARM, UC_MODE_THUMB, &m_uc);
+    if (open_err != UC_ERR_OK) {
+        m_uc = nullptr;
+        raise_sim_error(name(),
+                        std::string("cannot create the instruction-set simulator: uc_open: ") +
+                            uc_strerror(open_err));
+        return false;
+    }
+    const uint64_t buffer = set_translation_buffer(m_uc, m_p.translation_buffer.n);
+    int err = 0;
+    if (!address_space_available(buffer + kEngineMargin, err)) {
+        uc_close(m_uc);
+        m_uc = nullptr;
+        raise_sim_error(name(),
+                        "cannot create the instruction-set simulator: its translation buffer (" +
+                            mib(buffer) +
+                            ", pe.core.translation_buffer) does not fit in the "
+                            "address space: " +
+                            std::strerror(err) + " (an address-space limit such as ulimit -v?)");
+        return false;
+    }
     // The CPU model must be set before the first mapping (docs/iss.md).
     check(uc_ctl_set_cpu_model(m_uc, UC_CPU_ARM_CORTEX_M4), "set cpu model");
+    g_translation_buffer_set = false;
     check(uc_mem_map_ptr(m_uc, 0, m_sram.size(), UC_PROT_ALL, m_sram.data()), "map SRAM");
+    if (buffer != kUnicornDefaultBuffer && !g_translation_buffer_set)  // cannot happen in 2.0.1
+        std::fprintf(stderr, "%s: warning: ISS translation buffer left at the library default\n",
+                     name());
     for (auto& w : m_windows) map_window(*w);
     uc_hook h;
     check(uc_hook_add(m_uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks::block), this, 1, 0), "block hook");
     check(uc_hook_add(m_uc, &h, UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks::intr), this, 1, 0), "intr hook");
     check(uc_hook_add(m_uc, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(UcHooks::invalid), this, 1, 0),
           "invalid-access hook");
+    return true;
 }
 
 void CortexM4F::start() {
@@ -340,7 +454,10 @@ void CortexM4F::reset_core() {
 void CortexM4F::run() {
     if (!m_started) wait(m_start_event);
     if (m_halted) return;
-    create_iss();
+    if (!create_iss()) {
+        m_halted = true;
+        return;
+    }
     reset_core();
     while (!m_halted) {
         if (m_scs->systick_next() <= m_ticks) m_scs->systick_expired(m_ticks);

@@ -64,6 +64,11 @@ struct CoreParams {
     NMSIM_PARAM(uint32_t, div_cycles, 7, "cycles", range(2, 12),
                 "SDIV/UDIV cycles (data-dependent 2..12 in hardware)",
                 "Cortex-M4 TRM Table 3-1: 2..12; midpoint");
+    NMSIM_PARAM(Bytes, translation_buffer, Bytes{32 * 1024 * 1024}, "",
+                range(1024.0 * 1024, 1024.0 * 1024 * 1024),
+                "ISS buffer for translated code, per running core (reserved address space)",
+                "nmsim choice: Unicorn 2.0.1 would reserve 1 GiB per core; size and speed "
+                "measured in docs/iss.md");
 };
 
 enum class FaultCause : uint8_t {
@@ -167,7 +172,7 @@ private:
         CortexM4F* core;
         bool scs;  // the core's own System Control Space (not forwarded to `bus`)
     };
-    void create_iss();
+    bool create_iss();
     void map_window(Window& w);
     std::vector<std::unique_ptr<Window>> m_windows;
 

@@ -463,6 +463,33 @@ TEST_F(Cli, FailingCheckReportsTheDifference) {
     EXPECT_EQ(t.status, "error");
 }
 
+// --- bounded resources: the ISS under an address-space limit (issue 12) ----------------------
+// Each running core reserves pe.core.translation_buffer of address space for translated code
+// (Unicorn 2.0.1 would reserve 1 GiB: 9 GiB for the MLP's nine cores). Sanitizer builds reserve
+// terabytes of shadow memory, so an address-space limit cannot apply to them.
+
+#ifndef NMSIM_SANITIZE
+TEST_F(Cli, MlpRunsUnderAnEightGigabyteAddressSpaceLimit) {
+    const Proc p = run_tool(kNmsim, {"run", kScenarios + "s2_mlp_fmnist.yaml", "-o", "t.h5"},
+                            "ulimit -v 8000000");
+    ASSERT_EQ(p.rc, 0) << show(p);
+    EXPECT_TRUE(contains(p.out, "result           OK")) << show(p);
+}
+
+TEST_F(Cli, TranslationBufferThatDoesNotFitIsAnErrorNamingTheCore) {
+    const Proc p = run_tool(kNmsim,
+                            {"run", kScenarios + "s2_mlp_fmnist.yaml", "-o", "t.h5", "--set",
+                             "pe.core.translation_buffer=1GiB"},
+                            "ulimit -v 3000000");
+    EXPECT_EQ(p.rc, 1) << show(p);
+    const std::regex what(
+        R"(s2\.pe[0-9]+\.core: cannot create the instruction-set simulator: its translation )"
+        R"(buffer \(1024 MiB, pe\.core\.translation_buffer\) does not fit in the address space)");
+    EXPECT_TRUE(std::regex_search(p.err, what)) << show(p);
+    EXPECT_EQ(read_trace(m_dir / "t.h5").status, "error") << show(p);
+}
+#endif
+
 // --- determinism ---------------------------------------------------------------------------
 
 TEST_F(Cli, SameSeedGivesIdenticalTracesAndAnotherSeedOtherData) {

@@ -72,9 +72,13 @@ protected:
     }
 
     // Runs `exe args...` in the temporary directory; stdout and stderr go to files there.
-    Proc run_tool(const std::string& exe, const std::vector<std::string>& args) {
+    // `shell_prefix` (e.g. "ulimit -v 8000000") runs first in the same shell.
+    Proc run_tool(const std::string& exe, const std::vector<std::string>& args,
+                  const std::string& shell_prefix = "") {
         const std::filesystem::path out = m_dir / "stdout.txt", err = m_dir / "stderr.txt";
-        std::string cmd = "cd " + quote(m_dir.string()) + " && " + quote(exe);
+        std::string cmd = "cd " + quote(m_dir.string()) + " && ";
+        if (!shell_prefix.empty()) cmd += shell_prefix + " && ";
+        cmd += quote(exe);
         for (const auto& a : args) cmd += " " + quote(a);
         cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
         Proc p;
