@@ -188,7 +188,8 @@ TEST_F(Cli, QuietRunWritesTheScenarioTraceInTheWorkingDirectory) {
     EXPECT_TRUE(fs::exists(m_dir / "s2_pe_matmul.h5"));
     EXPECT_EQ(read_trace(m_dir / "s2_pe_matmul.h5").status, "ok");
     // trace.console_stdout=false alone drops only the echo, not the report.
-    const Proc no_echo = nmsim({"run", kDefault, "-o", "silent.h5", "--set", "trace.console_stdout=false"});
+    const Proc no_echo =
+        nmsim({"run", kDefault, "-o", "silent.h5", "--set", "trace.console_stdout=false"});
     ASSERT_EQ(no_echo.rc, 0) << show(no_echo);
     EXPECT_TRUE(contains(no_echo.out, "result           OK")) << show(no_echo);
     EXPECT_FALSE(contains(no_echo.out, "mla_fc: M=1")) << show(no_echo);
@@ -374,6 +375,60 @@ TEST_F(Cli, BufferLargerThanSram) {
         << show(p);
 }
 
+// Connections of weight 0 (all_to_all, list entries, dense zeros) run and deliver nothing: the
+// report equals the run of the same network without them (before: "refers to synapse
+// 18446744073709551615", exit 2).
+TEST_F(Cli, Bss2WeightZeroConnectionsRunAndDeliverNothing) {
+    const std::string pops =
+        "populations:\n"
+        "  - {name: in, kind: external, size: 8}\n"
+        "  - {name: quiet, kind: external, size: 4}\n"
+        "  - {name: exc, kind: internal, size: 4}\n"
+        "projections:\n"
+        "  - {name: drive, source: in, target: exc, connector: all_to_all, "
+        "weight: 63}\n";
+    std::ofstream(m_dir / "plain.yaml") << pops;
+    std::ofstream(m_dir / "zero.yaml")
+        << pops
+        << "  - {name: z_all, source: quiet, target: exc, connector: all_to_all, weight: 0}\n"
+           "  - {name: z_list, source: in, target: exc, connector: list, connections: [[0, 1, 0], "
+           "[5, 3, 0]]}\n"
+           "  - {name: z_dense, source: exc, target: exc, receptor: inhibitory, connector: dense, "
+           "matrix: [[0, 0], [0, 0]]}\n"
+           "  - {name: z_prob, source: exc, target: exc, connector: fixed_probability, "
+           "probability: 0.5, weight: 0}\n";
+    for (const char* net : {"plain", "zero"})
+        std::ofstream(m_dir / (std::string(net) + ".sc.yaml"))
+            << "name: w0_" << net
+            << "\nplatform: {kind: brainscales2}\nseed: 3\nworkload:\n  bss2:\n    network: " << net
+            << ".yaml\n    runtime_us: 200\n    runs:\n      - inputs:\n"
+               "          - {population: in, kind: poisson, rate_hz: 100000}\n"
+               "          - {population: quiet, kind: poisson, rate_hz: 100000}\n";
+    const Proc plain = nmsim({"run", "plain.sc.yaml"});
+    const Proc zero = nmsim({"run", "zero.sc.yaml"});
+    ASSERT_EQ(plain.rc, 0) << show(plain);
+    ASSERT_EQ(zero.rc, 0) << show(zero);
+    // Every line but the scenario and network names, the trace path and the wall time.
+    auto body = [](const std::string& report) {
+        std::istringstream in(report);
+        std::string line, out;
+        while (std::getline(in, line))
+            if (!contains(line, "scenario w0_") && !contains(line, "  network ") &&
+                !contains(line, "  trace ") && !contains(line, "  wall time "))
+                out += line + "\n";
+        return out;
+    };
+    EXPECT_EQ(body(zero.out), body(plain.out)) << show(zero);
+    EXPECT_TRUE(contains(zero.out, "3 populations (4 on-chip neurons), 5 projections"))
+        << show(zero);
+    std::smatch m;
+    const std::string out = zero.out;
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(spikes\s+(\d+) injected, (\d+) emitted)")))
+        << show(zero);
+    EXPECT_GT(std::stoul(m[1].str()), 0u);
+    EXPECT_GT(std::stoul(m[2].str()), 0u) << "weight 63 from 8 inputs at 100 kHz makes exc fire";
+}
+
 // --- failing runs: exit 1 --------------------------------------------------------------------
 
 TEST_F(Cli, TimeoutCutsTheRunShort) {
@@ -468,7 +523,8 @@ TEST_F(Cli, ElaborateOnlyPrintsTheLayoutAndSimulatesNothing) {
     EXPECT_FALSE(contains(p.out, "simulated time")) << show(p);
     EXPECT_FALSE(fs::exists(m_dir / "s2_pe_matmul.h5"));
     // problems are still found: a buffer that does not fit
-    const Proc big = nmsim({"run", kDefault, "--elaborate-only", "--set", "workload.pe.buffers.w.shape=[784, 256]"});
+    const Proc big = nmsim(
+        {"run", kDefault, "--elaborate-only", "--set", "workload.pe.buffers.w.shape=[784, 256]"});
     EXPECT_EQ(big.rc, 2) << show(big);
     EXPECT_TRUE(contains(big.err, "does not fit pe0 SRAM")) << show(big);
 }
