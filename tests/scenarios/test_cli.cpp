@@ -375,6 +375,33 @@ TEST_F(Cli, BufferLargerThanSram) {
         << show(p);
 }
 
+// A BrainScaleS-2 network file out of the chip's range: exit 2 at load, naming file:line:col and
+// the key (before: tau_mem 1e-30 failed during the run with exit 1 and no location).
+TEST_F(Cli, Bss2NeuronParameterOutOfRangeNamesFileLineAndKey) {
+    std::ofstream(m_dir / "net.yaml") << "populations:\n"
+                                         "  - {name: in, kind: external, size: 8}\n"
+                                         "  - name: exc\n"
+                                         "    kind: internal\n"
+                                         "    size: 4\n"
+                                         "    neuron:\n"
+                                         "      tau_mem: 1e-30\n"
+                                         "projections:\n"
+                                         "  - {name: p, source: in, target: exc, connector: "
+                                         "all_to_all, weight: 16}\n";
+    std::ofstream(m_dir / "sc.yaml") << "name: bad_neuron\nplatform: {kind: brainscales2}\n"
+                                        "workload:\n  bss2:\n    network: net.yaml\n"
+                                        "    runtime_us: 50\n    runs:\n      - inputs:\n"
+                                        "          - {population: in, kind: regular, rate_hz: "
+                                        "20000}\n";
+    const Proc p = nmsim({"run", "sc.yaml", "-q"});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_EQ(p.err, "nmsim: error: " + (m_dir / "net.yaml").string() +
+                         ":7:16: populations[1].neuron.tau_mem: 1e-30 outside 0.5..60 us (calix's "
+                         "calibratable range, hardware_facts.md B1)\n")
+        << show(p);
+    EXPECT_EQ(p.out, "");
+}
+
 // Connections of weight 0 (all_to_all, list entries, dense zeros) run and deliver nothing: the
 // report equals the run of the same network without them (before: "refers to synapse
 // 18446744073709551615", exit 2).
