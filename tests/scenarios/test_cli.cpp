@@ -435,6 +435,87 @@ TEST_F(Cli, BufferLargerThanSram) {
         << show(p);
 }
 
+// A BrainScaleS-2 network file out of the chip's range: exit 2 at load, naming file:line:col and
+// the key (before: tau_mem 1e-30 failed during the run with exit 1 and no location).
+TEST_F(Cli, Bss2NeuronParameterOutOfRangeNamesFileLineAndKey) {
+    std::ofstream(m_dir / "net.yaml") << "populations:\n"
+                                         "  - {name: in, kind: external, size: 8}\n"
+                                         "  - name: exc\n"
+                                         "    kind: internal\n"
+                                         "    size: 4\n"
+                                         "    neuron:\n"
+                                         "      tau_mem: 1e-30\n"
+                                         "projections:\n"
+                                         "  - {name: p, source: in, target: exc, connector: "
+                                         "all_to_all, weight: 16}\n";
+    std::ofstream(m_dir / "sc.yaml") << "name: bad_neuron\nplatform: {kind: brainscales2}\n"
+                                        "workload:\n  bss2:\n    network: net.yaml\n"
+                                        "    runtime_us: 50\n    runs:\n      - inputs:\n"
+                                        "          - {population: in, kind: regular, rate_hz: "
+                                        "20000}\n";
+    const Proc p = nmsim({"run", "sc.yaml", "-q"});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_EQ(p.err, "nmsim: error: " + (m_dir / "net.yaml").string() +
+                         ":7:16: populations[1].neuron.tau_mem: 1e-30 outside 0.5..60 us (calix's "
+                         "calibratable range, hardware_facts.md B1)\n")
+        << show(p);
+    EXPECT_EQ(p.out, "");
+}
+
+// Connections of weight 0 (all_to_all, list entries, dense zeros) run and deliver nothing: the
+// report equals the run of the same network without them (before: "refers to synapse
+// 18446744073709551615", exit 2).
+TEST_F(Cli, Bss2WeightZeroConnectionsRunAndDeliverNothing) {
+    const std::string pops =
+        "populations:\n"
+        "  - {name: in, kind: external, size: 8}\n"
+        "  - {name: quiet, kind: external, size: 4}\n"
+        "  - {name: exc, kind: internal, size: 4}\n"
+        "projections:\n"
+        "  - {name: drive, source: in, target: exc, connector: all_to_all, "
+        "weight: 63}\n";
+    std::ofstream(m_dir / "plain.yaml") << pops;
+    std::ofstream(m_dir / "zero.yaml")
+        << pops
+        << "  - {name: z_all, source: quiet, target: exc, connector: all_to_all, weight: 0}\n"
+           "  - {name: z_list, source: in, target: exc, connector: list, connections: [[0, 1, 0], "
+           "[5, 3, 0]]}\n"
+           "  - {name: z_dense, source: exc, target: exc, receptor: inhibitory, connector: dense, "
+           "matrix: [[0, 0], [0, 0]]}\n"
+           "  - {name: z_prob, source: exc, target: exc, connector: fixed_probability, "
+           "probability: 0.5, weight: 0}\n";
+    for (const char* net : {"plain", "zero"})
+        std::ofstream(m_dir / (std::string(net) + ".sc.yaml"))
+            << "name: w0_" << net
+            << "\nplatform: {kind: brainscales2}\nseed: 3\nworkload:\n  bss2:\n    network: " << net
+            << ".yaml\n    runtime_us: 200\n    runs:\n      - inputs:\n"
+               "          - {population: in, kind: poisson, rate_hz: 100000}\n"
+               "          - {population: quiet, kind: poisson, rate_hz: 100000}\n";
+    const Proc plain = nmsim({"run", "plain.sc.yaml"});
+    const Proc zero = nmsim({"run", "zero.sc.yaml"});
+    ASSERT_EQ(plain.rc, 0) << show(plain);
+    ASSERT_EQ(zero.rc, 0) << show(zero);
+    // Every line but the scenario and network names, the trace path and the wall time.
+    auto body = [](const std::string& report) {
+        std::istringstream in(report);
+        std::string line, out;
+        while (std::getline(in, line))
+            if (!contains(line, "scenario w0_") && !contains(line, "  network ") &&
+                !contains(line, "  trace ") && !contains(line, "  wall time "))
+                out += line + "\n";
+        return out;
+    };
+    EXPECT_EQ(body(zero.out), body(plain.out)) << show(zero);
+    EXPECT_TRUE(contains(zero.out, "3 populations (4 on-chip neurons), 5 projections"))
+        << show(zero);
+    std::smatch m;
+    const std::string out = zero.out;
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(spikes\s+(\d+) injected, (\d+) emitted)")))
+        << show(zero);
+    EXPECT_GT(std::stoul(m[1].str()), 0u);
+    EXPECT_GT(std::stoul(m[2].str()), 0u) << "weight 63 from 8 inputs at 100 kHz makes exc fire";
+}
+
 // --- failing runs: exit 1 --------------------------------------------------------------------
 
 TEST_F(Cli, TimeoutCutsTheRunShort) {

@@ -399,7 +399,8 @@ struct GraphMapping {
     // population -> vertices holding it: NeuronViews (and their references) of internal
     // populations, the BackgroundSpikeSource of background ones, ExternalInput of external ones.
     std::map<size_t, std::vector<VertexDescriptor>> populations;
-    // projection -> SynapseArrayViews (roots) holding its synapses.
+    // projection -> SynapseArrayViews (roots) holding its synapses (every projection has an
+    // entry; it is empty if all its connections have weight 0: they take no synapse cell).
     std::map<size_t, std::vector<VertexDescriptor>> projections;
     // vertex -> populations / projections (inverse of the above).
     std::map<VertexDescriptor, std::vector<size_t>> vertex_populations;

@@ -180,8 +180,11 @@ Graph build_graph(const Network& net, const Placement& pl, ExecutionInstance ins
                 spare_vertex[h] = g.add(a, inst, array_inputs(a));
             }
         }
-    for (size_t j = 0; j < pl.projections.size(); ++j)
+    for (size_t j = 0; j < pl.projections.size(); ++j) {
+        m.projections[j];  // every projection has an entry (empty: only weight-0 connections)
         for (size_t si : pl.projections[j].synapses) {
+            // A weight-0 connection has no synapse cell (docs/bss2_compiler.md, "Step 2").
+            if (si == SIZE_MAX) continue;
             if (si >= pl.synapses.size())
                 throw GraphError("build_graph: projection '" + net.projections[j].name +
                                  "' refers to synapse " + std::to_string(si) + " (of " +
@@ -190,6 +193,7 @@ Graph build_graph(const Network& net, const Placement& pl, ExecutionInstance ins
             link(m.projections, m.vertex_projections, j,
                  spare ? spare_vertex.at(h) : array_vertex.at(h));
         }
+    }
     std::map<uint32_t, NeuronView> views;
     auto add_neuron_view = [&](uint32_t h) {
         std::vector<Input> in;

@@ -3,6 +3,9 @@
 #include "tools/compiler/bss2/network.h"
 
 #include <cmath>
+#include <cstdio>
+
+#include "nmsim/hw/brainscales2/bss2_map.h"
 
 namespace nmsim::compiler::bss2 {
 
@@ -29,6 +32,142 @@ const char* to_string(Receptor r) {
     return r == Receptor::excitatory ? "excitatory" : "inhibitory";
 }
 
+std::string format_number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+std::string Range::outside() const {
+    std::string s = "outside " + format_number(lo) + ".." + format_number(hi);
+    if (*unit) s += std::string(" ") + unit;
+    if (*why) s += std::string(" (") + why + ")";
+    return s;
+}
+
+// Ranges of the neuron parameters (docs/bss2_compiler.md, "Parameter ranges"). Where calix has a
+// calibratable range (hardware_facts.md B1) it is the range; voltages in CADC LSB are converted
+// with 1.2 V / 256 codes = 4.6875 mV (as the defaults in network.h). Parameters without a public
+// range are bounded by their configuration word (bss2_map.h: int32/uint32 in uV, fF, ps, pS, fA;
+// tools/compiler/bss2/lowering.cpp) and, for those the chip model needs positive
+// (models/brainscales2/neuron: NeuronConfig::valid), by one word LSB.
+const std::vector<NeuronParameter>& neuron_parameters() {
+    constexpr double kCadcLsb = 1200.0 / 256.0;  // mV
+    constexpr double kI32 = 2147483647.0 / 1e6;  // int32 word of 1e-6 units: uS in pS, nA in fA
+    constexpr double kI32Min = -2147483648.0 / 1e6;
+    constexpr double kU32 = 4294967295.0 / 1e6;  // uint32 word: us in ps, nA in fA
+    constexpr const char* kCalix = "calix's calibratable range, hardware_facts.md B1";
+    using P = NeuronProperties;
+    static const std::vector<NeuronParameter> table = {
+        {"v_leak",
+         &P::v_leak,
+         {50 * kCadcLsb, 160 * kCadcLsb, "mV", "calix's leak range 50..160 CADC LSB of 4.6875 mV"}},
+        {"v_reset",
+         &P::v_reset,
+         {50 * kCadcLsb, 160 * kCadcLsb, "mV",
+          "calix's reset range 50..160 CADC LSB of 4.6875 mV"}},
+        {"v_threshold",
+         &P::v_threshold,
+         {50 * kCadcLsb, 220 * kCadcLsb, "mV",
+          "calix's threshold range 50..220 CADC LSB of 4.6875 mV"}},
+        {"c_mem",
+         &P::c_mem,
+         {2.2 / 63, 2.2, "pF", "the membrane capacitor's 1..63 LSB, 63 LSB = 2.2 pF"}},
+        {"tau_mem", &P::tau_mem, {0.5, 60.0, "us", kCalix}},
+        {"tau_syn_exc", &P::tau_syn_exc, {0.3, 30.0, "us", kCalix}},
+        {"tau_syn_inh", &P::tau_syn_inh, {0.3, 30.0, "us", kCalix}},
+        {"t_ref", &P::t_ref, {0.04, 32.0, "us", kCalix}},
+        {"i_offset",
+         &P::i_offset,
+         {kI32Min, kI32, "nA", "its configuration word, int32 fA; no calibration range"}},
+        {"w_exc",
+         &P::w_exc,
+         {0.0, kU32, "nA", "its configuration word, uint32 fA; no calibration range in nA"}},
+        {"w_inh",
+         &P::w_inh,
+         {0.0, kU32, "nA", "its configuration word, uint32 fA; no calibration range in nA"}},
+        {"v_exp", &P::v_exp, {0.0, 1200.0, "mV", "the membrane's 0..1.2 V range"}},
+        {"delta_t",
+         &P::delta_t,
+         {0.001, 1200.0, "mV", "one LSB of its uV word (> 0) up to the membrane's 1.2 V range"}},
+        {"tau_w",
+         &P::tau_w,
+         {1e-6, kU32, "us", "one LSB of its uint32 ps word (> 0) up to the word's limit"}},
+        {"a", &P::a, {kI32Min, kI32, "uS", "its configuration word, int32 pS"}},
+        {"b", &P::b, {kI32Min, kI32, "nA", "its configuration word, int32 fA"}},
+    };
+    return table;
+}
+
+Range population_size_range(PopulationKind kind) {
+    switch (kind) {
+        case PopulationKind::internal:
+            return {1, BSS2_NEURONS, "", "the chip's 512 neuron circuits"};
+        case PopulationKind::background:
+            return {1, 256, "",
+                    "the generator randomises the low log2(size) label bits, hardware_facts.md "
+                    "B4"};
+        case PopulationKind::external:
+            break;
+    }
+    return {1, 16384, "",
+            "the sources the chip can tell apart: 2 hemispheres x 4 PADI buses x 2048 events"};
+}
+
+Range stp_u_range() {
+    return {1.0 / 256, 1.0, "", "the driver's 8-bit U word in 1/256 (1 saturates at 255/256)"};
+}
+
+Range stp_tau_rec_range() {
+    return {0.001, 4294967.295, "us",
+            "one LSB of the driver's uint32 ns word (> 0) up to its limit"};
+}
+
+std::string background_setting(double rate_hz, size_t size, bool poisson, uint32_t* period_out,
+                               uint32_t* rate_out) {
+    constexpr double kClockHz = 125e6;  // background generator clock (assumed: FPGA/chip 125 MHz)
+    const double total = rate_hz * static_cast<double>(size);
+    if (!(std::isfinite(total) && total > 0))
+        return "background rate " + format_number(rate_hz) + " Hz must be > 0";
+    if (!poisson) {
+        const double period = std::round(kClockHz / total);
+        if (!(period >= 1 && period <= 65535))
+            return "regular rate " + format_number(rate_hz) + " Hz per neuron (" +
+                   format_number(total) +
+                   " Hz total) is outside the generator range (125 MHz / 1..65535)";
+        if (std::abs(kClockHz / period / total - 1.0) > 0.01)
+            return "regular rate " + format_number(rate_hz) +
+                   " Hz per neuron cannot be matched within 1% by an integer period of the 125 "
+                   "MHz clock";
+        *period_out = static_cast<uint32_t>(period);
+        *rate_out = 0;
+        return "";
+    }
+    // Poisson: emit with p = rate / 256 every period cycles. The smallest p within 0.1% of the
+    // target is preferred (closest to a Poisson process), else the best match.
+    double best_err = 1e300;
+    uint32_t best_r = 0, best_p = 0;
+    for (uint32_t r = 1; r <= 255; ++r) {
+        const double per = std::round(kClockHz * r / 256.0 / total);
+        if (!(per >= 1 && per <= 65535)) continue;
+        const double err = std::abs(kClockHz * r / 256.0 / per / total - 1.0);
+        if (err < best_err - 1e-12) {
+            best_err = err;
+            best_r = r;
+            best_p = static_cast<uint32_t>(per);
+        }
+        if (best_err <= 1e-3) break;
+    }
+    if (best_r == 0 || best_err > 0.01)
+        return "Poisson rate " + format_number(rate_hz) + " Hz per neuron (" +
+               format_number(total) +
+               " Hz total) is not reachable within 1% (125 MHz clock, period 1..65535, p = "
+               "1..255 / 256)";
+    *period_out = best_p;
+    *rate_out = best_r;
+    return "";
+}
+
 namespace {
 
 [[noreturn]] void fail(const SourceRef& where, const std::string& what, const std::string& msg) {
@@ -40,30 +179,13 @@ bool finite_positive(double v) { return std::isfinite(v) && v > 0.0; }
 
 void check_neuron(const SourceRef& where, const std::string& what, size_t i,
                   const NeuronProperties& n) {
-    auto bad = [&](const char* field, const char* why) {
-        fail(where, what, "neuron " + std::to_string(i) + ": " + field + " " + why);
-    };
-    const std::pair<const char*, double> positive[] = {{"c_mem", n.c_mem},
-                                                       {"tau_mem", n.tau_mem},
-                                                       {"tau_syn_exc", n.tau_syn_exc},
-                                                       {"tau_syn_inh", n.tau_syn_inh},
-                                                       {"tau_w", n.tau_w},
-                                                       {"delta_t", n.delta_t}};
-    for (const auto& [field, v] : positive)
-        if (!finite_positive(v)) bad(field, "must be a positive number");
-    const std::pair<const char*, double> finite[] = {{"v_leak", n.v_leak},
-                                                     {"v_reset", n.v_reset},
-                                                     {"v_threshold", n.v_threshold},
-                                                     {"i_offset", n.i_offset},
-                                                     {"v_exp", n.v_exp},
-                                                     {"a", n.a},
-                                                     {"b", n.b}};
-    for (const auto& [field, v] : finite)
-        if (!std::isfinite(v)) bad(field, "must be finite");
-    const std::pair<const char*, double> nonneg[] = {
-        {"t_ref", n.t_ref}, {"w_exc", n.w_exc}, {"w_inh", n.w_inh}};
-    for (const auto& [field, v] : nonneg)
-        if (!std::isfinite(v) || v < 0.0) bad(field, "must be >= 0");
+    for (const NeuronParameter& np : neuron_parameters()) {
+        const double v = n.*np.field;
+        if (!np.range.contains(v))
+            fail(where, what,
+                 "neuron " + std::to_string(i) + ": " + np.key + " " + format_number(v) + " " +
+                     np.range.outside());
+    }
 }
 
 }  // namespace
@@ -138,9 +260,12 @@ size_t Network::add(Projection p) {
                  ci + ": weight " + std::to_string(c.weight) + " > 63 (6-bit synapse)");
     }
     if (p.stp) {
-        if (!(std::isfinite(p.stp->u) && p.stp->u > 0.0 && p.stp->u <= 1.0))
-            fail(p.where, what, "stp.u must be in (0, 1]");
-        if (!finite_positive(p.stp->tau_rec)) fail(p.where, what, "stp.tau_rec must be > 0 us");
+        if (!stp_u_range().contains(p.stp->u))
+            fail(p.where, what, "stp.u " + format_number(p.stp->u) + " " + stp_u_range().outside());
+        if (!stp_tau_rec_range().contains(p.stp->tau_rec))
+            fail(p.where, what,
+                 "stp.tau_rec " + format_number(p.stp->tau_rec) + " " +
+                     stp_tau_rec_range().outside());
     }
     projections.push_back(std::move(p));
     return projections.size() - 1;

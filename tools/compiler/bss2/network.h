@@ -60,6 +60,43 @@ struct NeuronProperties {
 enum class PopulationKind { external, internal, background };
 const char* to_string(PopulationKind k);
 
+// The valid values of a numeric network parameter: the closed interval [lo, hi] in `unit`, and
+// the hardware reason (docs/bss2_compiler.md, "Parameter ranges"). Checked once, when a network
+// is loaded (with the file:line:col and key) or added in code (Network::add).
+struct Range {
+    double lo = 0.0, hi = 0.0;
+    const char* unit = "";  // "us", "mV", ...; "" for plain numbers
+    const char* why = "";
+    bool contains(double v) const { return v >= lo && v <= hi; }  // false for NaN
+    // "outside 0.5..60 us (calix's calibratable range)"
+    std::string outside() const;
+};
+
+// "0.5", "1e-30", "-2147.483648": a value in messages (10 significant digits).
+std::string format_number(double v);
+
+// A numeric field of NeuronProperties: its key (as in network files) and range.
+struct NeuronParameter {
+    const char* key;
+    double NeuronProperties::*field;
+    Range range;
+};
+// Every numeric field of NeuronProperties, in declaration order (the booleans `exponential` and
+// `adaptation` have no range).
+const std::vector<NeuronParameter>& neuron_parameters();
+
+// Ranges of the other numeric network keys (docs/bss2_compiler.md, "Parameter ranges").
+Range population_size_range(PopulationKind kind);  // background: also a power of two
+Range stp_u_range();
+Range stp_tau_rec_range();  // us
+
+// The background generator setting for `rate_hz` per neuron of a population of `size` (seed 004:
+// one generator per population, 125 MHz clock): regular = one event every `period` cycles;
+// Poisson = an event with probability rate/256 every `period` cycles. Returns "" and fills `period`
+// and `rate`, or the reason the rate cannot be produced.
+std::string background_setting(double rate_hz, size_t size, bool poisson, uint32_t* period,
+                               uint32_t* rate);
+
 struct Population {
     std::string name;
     PopulationKind kind = PopulationKind::internal;
@@ -108,7 +145,8 @@ struct Network {
     std::string file;  // the YAML file, "" if built in code
 
     // Add with validation (throws NetworkError naming the element): unique names, sizes,
-    // targets internal, indices in range, weights 0..63, background size a power of two <= 256.
+    // targets internal, indices in range, weights 0..63, background size a power of two <= 256,
+    // neuron parameters (neuron_parameters()) and STP (stp_u_range, stp_tau_rec_range) in range.
     size_t add(Population p);
     size_t add(Projection p);
     const Population* find(const std::string& name) const;  // nullptr if absent

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "nmsim/hw/brainscales2/bss2_map.h"
 #include "tools/compiler/bss2/network.h"
 
 namespace nmsim::compiler::bss2 {
@@ -96,6 +97,12 @@ private:
         if (!std::isfinite(v)) fail(n, path, "must be finite");
         return v;
     }
+    // A number inside `r` (docs/bss2_compiler.md, "Parameter ranges").
+    double ranged(const YAML::Node& n, const std::string& path, const Range& r) const {
+        const double v = num(n, path);
+        if (!r.contains(v)) fail(n, path, n.Scalar() + " " + r.outside());
+        return v;
+    }
     uint64_t uint(const YAML::Node& n, const std::string& path, uint64_t max) const {
         const double v = num(n, path);
         if (v < 0 || v != std::floor(v) || v > static_cast<double>(max))
@@ -114,26 +121,6 @@ private:
 
     void load_neuron(const YAML::Node& n, const std::string& path, NeuronProperties& p) const {
         if (!n.IsMap()) fail(n, path, "expected a map of neuron parameters");
-        struct D {
-            const char* key;
-            double NeuronProperties::*field;
-        };
-        static const D doubles[] = {{"v_leak", &NeuronProperties::v_leak},
-                                    {"v_reset", &NeuronProperties::v_reset},
-                                    {"v_threshold", &NeuronProperties::v_threshold},
-                                    {"c_mem", &NeuronProperties::c_mem},
-                                    {"tau_mem", &NeuronProperties::tau_mem},
-                                    {"tau_syn_exc", &NeuronProperties::tau_syn_exc},
-                                    {"tau_syn_inh", &NeuronProperties::tau_syn_inh},
-                                    {"t_ref", &NeuronProperties::t_ref},
-                                    {"i_offset", &NeuronProperties::i_offset},
-                                    {"w_exc", &NeuronProperties::w_exc},
-                                    {"w_inh", &NeuronProperties::w_inh},
-                                    {"v_exp", &NeuronProperties::v_exp},
-                                    {"delta_t", &NeuronProperties::delta_t},
-                                    {"tau_w", &NeuronProperties::tau_w},
-                                    {"a", &NeuronProperties::a},
-                                    {"b", &NeuronProperties::b}};
         for (const auto& kv : n) {
             if (!kv.first.IsScalar()) fail(kv.first, path, "map keys must be plain names");
             const std::string k = kv.first.Scalar();
@@ -147,9 +134,9 @@ private:
                 continue;
             }
             bool found = false;
-            for (const D& d : doubles)
-                if (k == d.key) {
-                    p.*d.field = num(kv.second, kp);
+            for (const NeuronParameter& np : neuron_parameters())
+                if (k == np.key) {
+                    p.*np.field = ranged(kv.second, kp, np.range);
                     found = true;
                 }
             if (!found)
@@ -175,7 +162,15 @@ private:
             p.kind = PopulationKind::background;
         else
             fail(kind, path + ".kind", "'" + k + "' is not one of external, internal, background");
-        p.size = uint(need(n, path, "size"), path + ".size", 1u << 20);
+        const YAML::Node size = need(n, path, "size");
+        const Range size_range = population_size_range(p.kind);
+        p.size = uint(size, path + ".size", 1u << 20);
+        if (p.kind == PopulationKind::background &&
+            (!size_range.contains(static_cast<double>(p.size)) || (p.size & (p.size - 1)) != 0))
+            fail(size, path + ".size",
+                 size.Scalar() + " is not a power of two in 1..256 (" + size_range.why + ")");
+        if (!size_range.contains(static_cast<double>(p.size)))
+            fail(size, path + ".size", size.Scalar() + " " + size_range.outside());
         auto only = [&](const char* key, PopulationKind kk) {
             if (n[key] && p.kind != kk)
                 fail(n[key], path + "." + key,
@@ -187,9 +182,18 @@ private:
         for (const char* key : {"rate", "poisson"}) only(key, PopulationKind::background);
         if (n["hemisphere"])
             p.hemisphere = static_cast<uint32_t>(uint(n["hemisphere"], path + ".hemisphere", 1));
-        if (n["first_column"])
+        if (n["first_column"]) {
             p.first_column =
                 static_cast<uint32_t>(uint(n["first_column"], path + ".first_column", 255));
+            if (*p.first_column + p.size > BSS2_COLUMNS)
+                fail(n["first_column"], path + ".first_column",
+                     n["first_column"].Scalar() + " + size " + std::to_string(p.size) +
+                         " exceeds the 256 columns of a hemisphere");
+        }
+        if (p.hemisphere && p.size > BSS2_COLUMNS)
+            fail(n["hemisphere"], path + ".hemisphere",
+                 "a population of " + std::to_string(p.size) +
+                     " neurons does not fit the 256 columns of one hemisphere");
         if (n["record"]) p.record_spikes = boolean(n["record"], path + ".record");
         if (p.kind == PopulationKind::internal) {
             NeuronProperties props;
@@ -197,8 +201,12 @@ private:
             p.neurons.assign(p.size, props);
         }
         if (p.kind == PopulationKind::background) {
-            p.rate_hz = num(need(n, path, "rate"), path + ".rate");
             if (n["poisson"]) p.poisson = boolean(n["poisson"], path + ".poisson");
+            const YAML::Node rate = need(n, path, "rate");
+            p.rate_hz = num(rate, path + ".rate");
+            uint32_t period = 0, r = 0;
+            const std::string why = background_setting(p.rate_hz, p.size, p.poisson, &period, &r);
+            if (!why.empty()) fail(rate, path + ".rate", why);
         }
         m_net.add(std::move(p));
     }
@@ -342,8 +350,9 @@ private:
             if (!s.IsMap()) fail(s, sp, "expected {u: .., tau_rec: ..}");
             check_keys(s, sp, {"u", "tau_rec"});
             Stp stp;
-            if (s["u"]) stp.u = num(s["u"], sp + ".u");
-            if (s["tau_rec"]) stp.tau_rec = num(s["tau_rec"], sp + ".tau_rec");
+            if (s["u"]) stp.u = ranged(s["u"], sp + ".u", stp_u_range());
+            if (s["tau_rec"])
+                stp.tau_rec = ranged(s["tau_rec"], sp + ".tau_rec", stp_tau_rec_range());
             p.stp = stp;
         }
         m_net.add(std::move(p));

@@ -16,7 +16,6 @@ namespace nmsim::compiler::bss2 {
 namespace {
 
 constexpr uint32_t kNoProj = std::numeric_limits<uint32_t>::max();
-constexpr double kBgClockHz = 125e6;  // background generator clock (assumed: FPGA/chip 125 MHz)
 
 struct Src {
     size_t pop = 0, idx = 0;
@@ -477,44 +476,9 @@ private:
 
     void set_rate(size_t p, BackgroundCfg& bg) const {
         const Population& pop = m_net.populations[p];
-        const double total = pop.rate_hz * static_cast<double>(pop.size);
-        if (!pop.poisson) {
-            const double period = std::round(kBgClockHz / total);
-            if (period < 1 || period > 65535)
-                fail_pop(p, "regular rate " + std::to_string(pop.rate_hz) + " Hz per neuron (" +
-                                std::to_string(total) +
-                                " Hz total) is outside the generator range (125 MHz / 1..65535)");
-            bg.period = static_cast<uint32_t>(period);
-            bg.rate = 0;
-            const double got = kBgClockHz / period / total;
-            if (std::abs(got - 1.0) > 0.01)
-                fail_pop(p, "regular rate " + std::to_string(pop.rate_hz) +
-                                " Hz per neuron cannot be matched within 1%"
-                                " by an integer period of the 125 MHz clock");
-            return;
-        }
-        // Poisson: emit with p = rate / 256 every period cycles. The smallest p within 0.1% of the
-        // target is preferred (closest to a Poisson process), else the best match.
-        double best_err = 1e300;
-        uint32_t best_r = 0, best_p = 0;
-        for (uint32_t r = 1; r <= 255; ++r) {
-            const double per = std::round(kBgClockHz * r / 256.0 / total);
-            if (per < 1 || per > 65535) continue;
-            const double err = std::abs(kBgClockHz * r / 256.0 / per / total - 1.0);
-            if (err < best_err - 1e-12) {
-                best_err = err;
-                best_r = r;
-                best_p = static_cast<uint32_t>(per);
-            }
-            if (best_err <= 1e-3) break;
-        }
-        if (best_r == 0 || best_err > 0.01)
-            fail_pop(p, "Poisson rate " + std::to_string(pop.rate_hz) + " Hz per neuron (" +
-                            std::to_string(total) +
-                            " Hz total) is not reachable within 1% (125 MHz clock, period "
-                            "1..65535, p = 1..255 / 256)");
-        bg.period = best_p;
-        bg.rate = best_r;
+        const std::string why =
+            background_setting(pop.rate_hz, pop.size, pop.poisson, &bg.period, &bg.rate);
+        if (!why.empty()) fail_pop(p, why);
     }
 
     // ---- external sources

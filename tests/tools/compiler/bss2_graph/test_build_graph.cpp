@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "tools/compiler/bss2/graph.h"
@@ -326,6 +327,80 @@ TEST(Bss2BuildGraph, MapAndRouteOutput) {
     // Population b is not recorded but projects to a: its neurons must fire as well.
     const auto fires = instance_neurons(g, ExecutionInstance{});
     for (const NeuronSlot& s : pl.populations[2].neurons) EXPECT_TRUE(fires.at({s.hemi, s.col}));
+}
+
+// Weight-0 connections exist in the network but take no synapse cell and deliver nothing
+// (docs/bss2_compiler.md, "Step 2"): projections with only weight-0 connections (from a source
+// with no other connection, a background population with STP, a recurrent inhibitory one) and
+// weight-0 list entries next to weighted ones map, verify, build and lower to exactly the
+// configuration of the same network without them.
+TEST(Bss2BuildGraph, WeightZeroConnectionsTakeNoSynapse) {
+    auto make = [](bool with_zero) {
+        Network net;
+        auto pop = [&](const char* name, PopulationKind k, size_t size) {
+            Population p;
+            p.name = name;
+            p.kind = k;
+            p.size = size;
+            if (k == PopulationKind::background) p.rate_hz = 2e4;
+            return net.add(p);
+        };
+        const size_t in = pop("in", PopulationKind::external, 8);
+        const size_t silent = pop("silent", PopulationKind::external, 4);
+        const size_t exc = pop("exc", PopulationKind::internal, 4);
+        const size_t noise = pop("noise", PopulationKind::background, 4);
+        auto proj = [&](const char* name, size_t s, size_t t, std::vector<Connection> c,
+                        Receptor r = Receptor::excitatory, std::optional<Stp> stp = {}) {
+            Projection p;
+            p.name = name;
+            p.source = s;
+            p.target = t;
+            p.receptor = r;
+            p.stp = stp;
+            for (const Connection& x : c)
+                if (with_zero || x.weight != 0) p.connections.push_back(x);
+            return net.add(p);
+        };
+        std::vector<Connection> a2a, zeros, ones, rec;
+        for (uint32_t i = 0; i < 8; ++i)
+            for (uint32_t j = 0; j < 4; ++j) a2a.push_back({i, j, 16});
+        for (uint32_t i = 0; i < 4; ++i)
+            for (uint32_t j = 0; j < 4; ++j) {
+                zeros.push_back({i, j, 0});
+                if (i != j) rec.push_back({i, j, 0});
+            }
+        for (uint32_t i = 0; i < 4; ++i) ones.push_back({i, i, 0});
+        proj("in_exc", in, exc, a2a);
+        proj("list", in, exc, {{0, 1, 0}, {1, 2, 5}, {1, 2, 0}, {7, 3, 0}});
+        proj("zero_ext", silent, exc, zeros);
+        proj("zero_bg", noise, exc, ones, Receptor::excitatory, Stp{0.3, 50});
+        proj("zero_rec", exc, exc, rec, Receptor::inhibitory);
+        return net;
+    };
+    const Network net = make(true), plain = make(false);
+    const Placement pl = map_and_route(net), pl_plain = map_and_route(plain);
+    EXPECT_TRUE(verify_routing(net, pl).empty());
+    for (size_t j = 0; j < net.projections.size(); ++j)
+        for (size_t ci = 0; ci < net.projections[j].connections.size(); ++ci)
+            EXPECT_EQ(pl.projections[j].synapses[ci] == SIZE_MAX,
+                      net.projections[j].connections[ci].weight == 0)
+                << net.projections[j].name << " " << ci;
+    EXPECT_EQ(pl.synapses.size(), pl_plain.synapses.size());
+    GraphMapping m;
+    const Graph g = build_graph(net, pl, ExecutionInstance{}, &m);
+    ASSERT_EQ(m.projections.size(), net.projections.size());
+    EXPECT_EQ(m.projections.at(0).size(), 1u);
+    EXPECT_EQ(m.projections.at(1).size(), 1u);  // its weight-5 connection
+    for (size_t j : {2u, 3u, 4u}) EXPECT_TRUE(m.projections.at(j).empty()) << j;
+    const Graph g_plain = build_graph(plain, pl_plain, ExecutionInstance{});
+    const auto words = configuration(g, ExecutionInstance{});
+    const auto words_plain = configuration(g_plain, ExecutionInstance{});
+    ASSERT_EQ(words.size(), words_plain.size());
+    for (size_t i = 0; i < words.size(); ++i) {
+        EXPECT_EQ(words[i].first, words_plain[i].first) << i;
+        EXPECT_EQ(words[i].second, words_plain[i].second) << i;
+    }
+    expect_config_matches(net, pl, decode_configuration(words));
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // Network description validation and YAML network files (errors name file:line:col and key).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include "tools/compiler/bss2/network.h"
 
@@ -69,7 +72,14 @@ TEST(Bss2Network, AddValidates) {
     Population badn = pop("bn", PopulationKind::internal, 1);
     badn.neurons.resize(1);
     badn.neurons[0].tau_mem = -1;
-    EXPECT_NE(error_of([&] { net.add(badn); }).find("tau_mem"), std::string::npos);
+    EXPECT_EQ(error_of([&] { net.add(badn); }),
+              "population 'bn': neuron 0: tau_mem -1 outside 0.5..60 us (calix's calibratable "
+              "range, hardware_facts.md B1)");
+    badn.neurons[0] = NeuronProperties{};
+    badn.neurons[0].v_threshold = 1e300;
+    EXPECT_EQ(error_of([&] { net.add(badn); }),
+              "population 'bn': neuron 0: v_threshold 1e+300 outside 234.375..1031.25 mV (calix's "
+              "threshold range 50..220 CADC LSB of 4.6875 mV)");
 
     Projection pr;
     pr.name = "p";
@@ -217,7 +227,8 @@ TEST(Bss2NetworkYaml, ErrorsNameLineAndKey) {
         {"populations:\n  - name: a\n    kind: internal\n",
          ":2:5: populations[0]: missing required key 'size'"},
         {"populations:\n  - name: a\n    kind: background\n    size: 6\n    rate: 10\n",
-         ":2:5: population 'a': background size 6 must be a power of two"},
+         ":4:11: populations[0].size: 6 is not a power of two in 1..256 (the generator "
+         "randomises the low log2(size) label bits"},
         {"populations:\n  - name: a\n    kind: internal\n    size: [2\n", "YAML syntax error"},
         {"populations:\n  - name: a\n    kind: internal\n    size: 2\n    ? [x]\n    : 1\n",
          ":5:7: populations[0]: map keys must be plain names"},
@@ -276,6 +287,163 @@ TEST(Bss2NetworkYaml, ErrorsNameLineAndKey) {
     }
     const std::string e = error_of([] { load_network("/nonexistent/net.yaml"); });
     EXPECT_NE(e.find("cannot open"), std::string::npos);
+}
+
+// Every numeric neuron parameter: the range (pinned here independently of network.cpp's table),
+// the exact message with file:line:col and key for values just outside, huge, tiny and
+// non-finite, and both ends accepted.
+struct NeuronRangeCase {
+    const char* key;
+    const char* inside_lo;  // smallest accepted value as written (the bound, or just above it)
+    const char* inside_hi;
+    const char* below;  // rejected
+    const char* above;  // rejected
+    const char* range;  // "lo..hi unit (reason)" as in the message
+};
+
+const NeuronRangeCase kNeuronRanges[] = {
+    {"v_leak", "234.375", "750", "234.3", "750.01",
+     "234.375..750 mV (calix's leak range 50..160 CADC LSB of 4.6875 mV)"},
+    {"v_reset", "234.375", "750", "0", "1200",
+     "234.375..750 mV (calix's reset range 50..160 CADC LSB of 4.6875 mV)"},
+    {"v_threshold", "234.375", "1031.25", "-586", "1e300",
+     "234.375..1031.25 mV (calix's threshold range 50..220 CADC LSB of 4.6875 mV)"},
+    {"c_mem", "0.0349207", "2.2", "0.0349", "2.2000001",
+     "0.03492063492..2.2 pF (the membrane capacitor's 1..63 LSB, 63 LSB = 2.2 pF)"},
+    {"tau_mem", "0.5", "60", "1e-30", "60.5",
+     "0.5..60 us (calix's calibratable range, hardware_facts.md B1)"},
+    {"tau_syn_exc", "0.3", "30", "0.29", "1e9",
+     "0.3..30 us (calix's calibratable range, hardware_facts.md B1)"},
+    {"tau_syn_inh", "0.3", "30", "-5", "31",
+     "0.3..30 us (calix's calibratable range, hardware_facts.md B1)"},
+    {"t_ref", "0.04", "32", "0", "1e12",
+     "0.04..32 us (calix's calibratable range, hardware_facts.md B1)"},
+    {"i_offset", "-2147.483648", "2147.483647", "-2147.5", "4294967296",
+     "-2147.483648..2147.483647 nA (its configuration word, int32 fA; no calibration range)"},
+    {"w_exc", "0", "4294.967295", "-0.3", "4294.968",
+     "0..4294.967295 nA (its configuration word, uint32 fA; no calibration range in nA)"},
+    {"w_inh", "0", "4294.967295", "-1e-9", "1e6",
+     "0..4294.967295 nA (its configuration word, uint32 fA; no calibration range in nA)"},
+    {"v_exp", "0", "1200", "-1", "1e9", "0..1200 mV (the membrane's 0..1.2 V range)"},
+    {"delta_t", "0.001", "1200", "1e-20", "1200.5",
+     "0.001..1200 mV (one LSB of its uV word (> 0) up to the membrane's 1.2 V range)"},
+    {"tau_w", "1e-6", "4294.967295", "0", "4295",
+     "1e-06..4294.967295 us (one LSB of its uint32 ps word (> 0) up to the word's limit)"},
+    {"a", "-2147.483648", "2147.483647", "-1e20", "1e20",
+     "-2147.483648..2147.483647 uS (its configuration word, int32 pS)"},
+    {"b", "-2147.483648", "2147.483647", "-2148", "2147.5",
+     "-2147.483648..2147.483647 nA (its configuration word, int32 fA)"},
+};
+
+std::string neuron_file(const std::string& name, const std::string& key, const std::string& value) {
+    return write_file(name,
+                      "populations:\n  - name: in\n    kind: external\n    size: 4\n"
+                      "  - name: exc\n    kind: internal\n    size: 8\n    neuron:\n"
+                      "      exponential: true\n      adaptation: true\n      " +
+                          key + ": " + value + "\n");
+}
+
+TEST(Bss2NetworkYaml, EveryNeuronParameterHasItsHardwareRange) {
+    ASSERT_EQ(neuron_parameters().size(), std::size(kNeuronRanges));
+    int i = 0;
+    for (const NeuronRangeCase& c : kNeuronRanges) {
+        SCOPED_TRACE(c.key);
+        // The table's order and bounds (network.h) agree with the pinned ones.
+        const NeuronParameter& np = neuron_parameters()[static_cast<size_t>(i)];
+        EXPECT_STREQ(np.key, c.key);
+        const std::string range = format_number(np.range.lo) + ".." + format_number(np.range.hi) +
+                                  " " + np.range.unit + " (" + np.range.why + ")";
+        EXPECT_EQ(range, c.range);
+        // The default lies inside.
+        EXPECT_TRUE(np.range.contains(NeuronProperties{}.*np.field));
+        const std::string col = std::to_string(7 + std::strlen(c.key) + 2);
+        for (const char* ok : {c.inside_lo, c.inside_hi}) {
+            const std::string path = neuron_file("nr_ok" + std::to_string(i) + ".yaml", c.key, ok);
+            const Network net = load_network(path);
+            EXPECT_EQ(net.populations[1].neurons[7].*np.field, std::stod(ok)) << ok;
+        }
+        for (const char* bad : {c.below, c.above}) {
+            const std::string path =
+                neuron_file("nr_bad" + std::to_string(i) + ".yaml", c.key, bad);
+            EXPECT_EQ(error_of([&] { load_network(path); }),
+                      path + ":11:" + col + ": populations[1].neuron." + c.key + ": " + bad +
+                          " outside " + c.range);
+        }
+        for (const char* nonfinite : {".nan", ".inf", "-.inf"}) {
+            const std::string path =
+                neuron_file("nr_nf" + std::to_string(i) + ".yaml", c.key, nonfinite);
+            EXPECT_EQ(
+                error_of([&] { load_network(path); }),
+                path + ":11:" + col + ": populations[1].neuron." + c.key + ": must be finite");
+        }
+        ++i;
+    }
+}
+
+TEST(Bss2NetworkYaml, OtherNumericKeysHaveHardwareRanges) {
+    const std::string in = "populations:\n  - name: in\n    kind: external\n    size: 4\n";
+    const std::string stp_head = in +
+                                 "  - name: exc\n    kind: internal\n    size: 8\n"
+                                 "projections:\n  - name: p\n    source: in\n    target: exc\n"
+                                 "    connector: all_to_all\n    weight: 1\n";
+    const std::pair<std::string, std::string> cases[] = {
+        {"populations:\n  - name: a\n    kind: external\n    size: 16385\n",
+         ":4:11: populations[0].size: 16385 outside 1..16384 (the sources the chip can tell apart: "
+         "2 hemispheres x 4 PADI buses x 2048 events)"},
+        {"populations:\n  - name: a\n    kind: internal\n    size: 513\n",
+         ":4:11: populations[0].size: 513 outside 1..512 (the chip's 512 neuron circuits)"},
+        {"populations:\n  - name: a\n    kind: background\n    size: 512\n    rate: 10\n",
+         ":4:11: populations[0].size: 512 is not a power of two in 1..256 (the generator "
+         "randomises the low log2(size) label bits, hardware_facts.md B4)"},
+        {"populations:\n  - name: a\n    kind: internal\n    size: 10\n    first_column: 250\n",
+         ":5:19: populations[0].first_column: 250 + size 10 exceeds the 256 columns of a "
+         "hemisphere"},
+        {"populations:\n  - name: a\n    kind: internal\n    size: 300\n    hemisphere: 1\n",
+         ":5:17: populations[0].hemisphere: a population of 300 neurons does not fit the 256 "
+         "columns of one hemisphere"},
+        {"populations:\n  - name: a\n    kind: background\n    size: 16\n    rate: 1\n"
+         "    poisson: false\n",
+         ":5:11: populations[0].rate: regular rate 1 Hz per neuron (16 Hz total) is outside the "
+         "generator range (125 MHz / 1..65535)"},
+        {"populations:\n  - name: a\n    kind: background\n    size: 16\n    rate: 1e9\n",
+         ":5:11: populations[0].rate: Poisson rate 1000000000 Hz per neuron (1.6e+10 Hz total) is "
+         "not reachable within 1% (125 MHz clock, period 1..65535, p = 1..255 / 256)"},
+        {"populations:\n  - name: a\n    kind: background\n    size: 16\n    rate: 0\n",
+         ":5:11: populations[0].rate: background rate 0 Hz must be > 0"},
+        {"populations:\n  - name: a\n    kind: background\n    size: 16\n    rate: -.inf\n",
+         ":5:11: populations[0].rate: must be finite"},
+        {stp_head + "    stp: {u: 0.001, tau_rec: 50}\n",
+         ":14:14: projections[0].stp.u: 0.001 outside 0.00390625..1 (the driver's 8-bit U word in "
+         "1/256 (1 saturates at 255/256))"},
+        {stp_head + "    stp: {u: 1.5}\n",
+         ":14:14: projections[0].stp.u: 1.5 outside 0.00390625..1"},
+        {stp_head + "    stp: {u: 0.2, tau_rec: 0}\n",
+         ":14:28: projections[0].stp.tau_rec: 0 outside 0.001..4294967.295 us (one LSB of the "
+         "driver's uint32 ns word (> 0) up to its limit)"},
+        {stp_head + "    stp: {tau_rec: 1e7}\n",
+         ":14:20: projections[0].stp.tau_rec: 1e7 outside 0.001..4294967.295 us"},
+    };
+    int i = 0;
+    for (const auto& [text, expect] : cases) {
+        const std::string path = write_file("range" + std::to_string(i++) + ".yaml", text);
+        const std::string e = error_of([&] { load_network(path); });
+        EXPECT_EQ(e.rfind(path + expect, 0), 0u) << "expected '" << expect << "' in: " << e;
+    }
+    // The bounds themselves load: 16384 external sources, 512 neurons, 256 background sources
+    // at the generator's slowest regular rate, the STP limits.
+    const std::string path = write_file(
+        "range_ok.yaml",
+        "populations:\n  - {name: in, kind: external, size: 16384}\n"
+        "  - {name: exc, kind: internal, size: 256, hemisphere: 1}\n"
+        "  - {name: more, kind: internal, size: 256, first_column: 0}\n"
+        "  - {name: bg, kind: background, size: 256, rate: 7.46, poisson: false}\n"
+        "projections:\n  - {name: p, source: in, target: exc, connector: list, connections: "
+        "[[16383, 0, 1]], stp: {u: 0.00390625, tau_rec: 0.001}}\n"
+        "  - {name: q, source: bg, target: more, connector: one_to_one, weight: 0, stp: {u: 1, "
+        "tau_rec: 4294967.295}}\n");
+    const Network net = load_network(path);
+    EXPECT_EQ(net.populations[0].size, 16384u);
+    EXPECT_EQ(net.projections[1].stp->tau_rec, 4294967.295);
 }
 
 }  // namespace
