@@ -1,5 +1,6 @@
 #include "tools/scenario/yaml_tree.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <sstream>
@@ -78,10 +79,10 @@ public:
         YNode out;
         out.origin = origin_of(n.Mark());
         if (++m_nodes > kMaxNodes)
-            throw ScenarioError({ConfigError{
-                out.origin, "",
-                "the document expands to more than " + std::to_string(kMaxNodes) +
-                    " nodes (aliases are copied; put large data in a file)"}});
+            throw ScenarioError(
+                {ConfigError{out.origin, "",
+                             "the document expands to more than " + std::to_string(kMaxNodes) +
+                                 " nodes (aliases are copied; put large data in a file)"}});
         if (depth > 64) {
             m_errors.push_back(
                 {out.origin, "", "nesting deeper than 64 levels (recursive alias?)"});
@@ -133,6 +134,12 @@ YNode parse_yaml(const std::string& text, const std::string& path,
     YAML::Node doc;
     try {
         doc = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) {
+        // yaml-cpp says only "bad file"; its parser stops at a fixed nesting depth.
+        throw ScenarioError(
+            {ConfigError{conv.origin_of(e.mark), "",
+                         "YAML nested deeper than " + std::to_string(e.depth() - 1) +
+                             " levels (the parser's limit)"}});
     } catch (const YAML::Exception& e) {
         std::string msg = "malformed YAML: " + e.msg;
         // yaml-cpp's messages do not say that a tab in the indentation is the cause.

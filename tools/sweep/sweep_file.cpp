@@ -1,5 +1,6 @@
 #include "tools/sweep/sweep_file.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -53,6 +54,11 @@ public:
         YAML::Node root;
         try {
             root = YAML::Load(s.source_text);
+        } catch (const YAML::DeepRecursion& e) {
+            error(origin(e.mark), "",
+                  "YAML nested deeper than " + std::to_string(e.depth() - 1) +
+                      " levels (the parser's limit)");
+            throw ScenarioError(m_errors);
         } catch (const YAML::Exception& e) {
             error(origin(e.mark), "", "malformed YAML: " + e.msg);
             throw ScenarioError(m_errors);

@@ -1,5 +1,6 @@
 // YAML network files (format: docs/bss2_compiler.md, "Network files"). Every error names
 // file:line:col and the key path; unknown keys are errors.
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -12,6 +13,10 @@
 namespace nmsim::compiler::bss2 {
 namespace {
 
+// A network file expands its aliases (*a) where they are used: a few lines can stand for
+// billions of nodes. Past this many the file is refused before anything is built from it.
+constexpr size_t kMaxExpandedNodes = 10'000'000;
+
 class Loader {
 public:
     explicit Loader(std::string path) : m_path(std::move(path)) {}
@@ -22,11 +27,16 @@ public:
             root = YAML::LoadFile(m_path);
         } catch (const YAML::BadFile&) {
             throw NetworkError(m_path + ": cannot open network file");
+        } catch (const YAML::DeepRecursion& e) {
+            throw NetworkError(m_path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                               std::to_string(e.mark.column + 1) + ": YAML nested deeper than " +
+                               std::to_string(e.depth() - 1) + " levels (the parser's limit)");
         } catch (const YAML::ParserException& e) {
             throw NetworkError(m_path + ":" + std::to_string(e.mark.line + 1) + ":" +
                                std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
         }
         m_net.file = m_path;
+        check_expanded_size(root);
         if (!root.IsMap())
             fail(root, "", "the network file must be a map with 'populations' and 'projections'");
         check_keys(root, "", {"populations", "projections"});
@@ -44,6 +54,29 @@ public:
     }
 
 private:
+    // Counts the nodes as the loader will visit them (aliases once per use), up to the limit.
+    void check_expanded_size(const YAML::Node& root) const {
+        size_t count = 0;
+        std::vector<YAML::Node> stack = {root};
+        while (!stack.empty()) {
+            const YAML::Node n = stack.back();
+            stack.pop_back();
+            if (++count > kMaxExpandedNodes)
+                throw NetworkError(m_path +
+                                   ": the file expands (its aliases copied where used) to "
+                                   "more than " +
+                                   std::to_string(kMaxExpandedNodes) + " YAML nodes");
+            if (n.IsSequence()) {
+                for (const auto& c : n) stack.push_back(c);
+            } else if (n.IsMap()) {
+                for (const auto& kv : n) {
+                    stack.push_back(kv.first);
+                    stack.push_back(kv.second);
+                }
+            }
+        }
+    }
+
     SourceRef ref(const YAML::Node& n) const {
         SourceRef r;
         r.file = m_path;
