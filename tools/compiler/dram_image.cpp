@@ -12,7 +12,19 @@ namespace {
 
 constexpr uint64_t kAlign = S2_DNN_ALIGN;
 
-uint64_t align_up(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+// Offsets while laying the image out saturate at UINT64_MAX (then fail the DRAM window check)
+// instead of wrapping: a tiling built by hand may ask for any size.
+uint64_t sat_add(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+uint64_t sat_mul(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+uint64_t align_up(uint64_t v) {
+    return v > UINT64_MAX - kAlign ? UINT64_MAX : (v + kAlign - 1) / kAlign * kAlign;
+}
 
 [[noreturn]] void fail(const Graph& g, const std::string& msg) {
     throw CompileError(g.source + ": " + msg);
@@ -86,14 +98,22 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
         const LayerTiling& t = tiling[i];
         const std::string what = "layer '" + l.name + "' (" + to_string(l.kind) + ")";
         if (t.layer != l.name) fail(graph, what + ": tiling is for layer '" + t.layer + "'");
+        // Shapes, data sizes and window attributes within graph.h's limits: every size below
+        // fits uint32 and every product of two fits uint64.
+        if (const std::string why = layer_problem(l); !why.empty()) fail(graph, what + ": " + why);
         inputs += l.kind == LayerKind::input;
         outputs += l.kind == LayerKind::output;
         if (!in_list(l.kind)) continue;
         if (t.workers == 0 || t.workers > num_workers)
             fail(graph, what + ": needs " + std::to_string(t.workers) + " workers, target has " +
                             std::to_string(num_workers));
-        if (t.part_n == 0 || t.parts == 0 || t.tile_n == 0 ||
-            uint64_t{t.parts} * t.part_n < t.tile_n || uint64_t{t.workers} * t.tile_n < t.outputs)
+        // Parts cover the tile without an empty one; tiles cover the outputs without a worker
+        // that has padding only.
+        if (t.part_n == 0 || t.parts == 0 || t.tile_n == 0 || t.part_n > t.tile_n ||
+            uint64_t{t.parts} * t.part_n < t.tile_n ||
+            uint64_t{t.parts - 1} * t.part_n >= t.tile_n ||
+            uint64_t{t.workers} * t.tile_n < t.outputs ||
+            uint64_t{t.workers - 1} * t.tile_n >= t.outputs)
             fail(graph, what + ": inconsistent tiling");
         LayerPlan p;
         p.graph_index = i;
@@ -126,12 +146,13 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
             p.out_c = static_cast<uint32_t>(l.out_shape[1]);
             p.out_h = static_cast<uint32_t>(l.out_shape[2]);
             p.out_w = static_cast<uint32_t>(l.out_shape[3]);
-            p.m = p.out_h * p.out_w;
-            p.k = static_cast<uint32_t>(win.kernel_h * win.kernel_w);
+            p.m = p.out_h * p.out_w;  // <= the output's elements (graph.h limits)
+            p.k = static_cast<uint32_t>(int64_t{win.kernel_h} * win.kernel_w);  // < 2^32
             if (t.outputs != p.out_c) fail(graph, what + ": tiling outputs are not the channels");
             if (l.kind == LayerKind::conv2d) {
                 if (!l.weights || l.weights->shape.size() != 4 || l.weights->shape[0] != p.out_c ||
-                    l.weights->shape[1] != p.in_c)
+                    l.weights->shape[1] != p.in_c || l.weights->shape[2] != win.kernel_h ||
+                    l.weights->shape[3] != win.kernel_w)
                     fail(graph, what + ": needs [out_c, in_c, kh, kw] weights");
                 p.k *= p.in_c;
                 p.weight_stride = align_up(uint64_t{p.k} * t.part_n);
@@ -161,19 +182,20 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
     off = align_up(off + 4ull * num_workers);
     const uint64_t time_off = off;
     const uint64_t time_size =
-        sizeof(s2_dnn_interval_t) * (num_layers + 2ull) +
-        sizeof(s2_dnn_worker_time_t) * uint64_t{num_workers} * num_layers;
-    off = align_up(off + time_size);
+        sat_add(sizeof(s2_dnn_interval_t) * (num_layers + 2ull),
+                sat_mul(sizeof(s2_dnn_worker_time_t) * uint64_t{num_workers}, num_layers));
+    off = align_up(sat_add(off, time_size));
     for (LayerPlan& p : plans) {
         const LayerTiling& t = tiling[p.graph_index];
         p.header = off;
-        p.consts =
-            align_up(off + sizeof(s2_dnn_layer_t) + uint64_t{sizeof(s2_dnn_worker_t)} * t.workers);
-        p.end = p.consts + uint64_t{t.workers} * t.parts * (p.weight_stride + p.bias_stride);
+        p.consts = align_up(
+            sat_add(off, sizeof(s2_dnn_layer_t) + uint64_t{sizeof(s2_dnn_worker_t)} * t.workers));
+        p.end = sat_add(p.consts, sat_mul(uint64_t{t.workers} * t.parts,
+                                          sat_add(p.weight_stride, p.bias_stride)));
         off = align_up(p.end);
     }
     const uint64_t finish_off = off;
-    off = align_up(off + sizeof(s2_dnn_layer_t));
+    off = align_up(sat_add(off, sizeof(s2_dnn_layer_t)));
 
     // Pass 2: data memory, graph order; flatten and output share their input's placement.
     const uint64_t data_off = off;
@@ -197,13 +219,13 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
                 tp.hwc = {l.out_shape[1], l.out_shape[2], l.out_shape[3]};
             }
             img.tensors[l.name] = tp;
-            off = align_up(off + static_cast<uint64_t>(shape_elements(l.out_shape)));
+            off = align_up(sat_add(off, static_cast<uint64_t>(shape_elements(l.out_shape))));
         }
         if (l.kind == LayerKind::input) img.input_layer = l.name;
         if (l.kind == LayerKind::output) img.output_layer = l.name;
     }
     const uint64_t total = off;
-    if (uint64_t{target.base} + total > uint64_t{S2_DRAM_GLOBAL_BASE} + S2_DRAM_GLOBAL_SIZE)
+    if (total > uint64_t{S2_DRAM_GLOBAL_BASE} + S2_DRAM_GLOBAL_SIZE - target.base)
         fail(graph, "image of " + std::to_string(total) + " B does not fit the DRAM window");
     const auto addr = [&](uint64_t o) { return static_cast<uint32_t>(target.base + o); };
 
@@ -390,7 +412,7 @@ public:
 
     void check(uint64_t addr, uint64_t len, const char* what, bool aligned = true) const {
         std::ostringstream os;
-        if (addr < m_base || addr - m_base + len > m_size) {
+        if (addr < m_base || addr - m_base > m_size || len > m_size - (addr - m_base)) {
             os << "DRAM image: " << what << " [0x" << std::hex << addr << ", +0x" << len
                << ") outside the image [0x" << m_base << ", +0x" << m_size << ")";
             throw std::runtime_error(os.str());
@@ -470,8 +492,13 @@ DecodedImage decode_image(const std::vector<uint8_t>& bytes, uint32_t base) {
                                              "worker");
             const s2_dnn_worker_t& c = dw.cfg;
             if (c.weight_addr != 0) {
-                if (c.part_n == 0 || uint64_t{c.parts} * c.part_n < c.n)
-                    throw std::runtime_error("DRAM image: worker parts do not cover its tile");
+                // Every part non-empty and all of them inside the image (so a corrupt
+                // configuration cannot make the decoder copy more than the image holds).
+                if (c.part_n == 0 || c.k == 0 || uint64_t{c.k} * c.n > g.image_size ||
+                    uint64_t{c.parts} * c.part_n < c.n ||
+                    (c.parts > 0 && uint64_t{c.parts - 1} * c.part_n >= c.n))
+                    throw std::runtime_error(
+                        "DRAM image: worker parts do not cover its tile (or one is empty)");
                 for (uint32_t q = 0; q < c.parts; ++q) {
                     const uint64_t c0 = uint64_t{q} * c.part_n;
                     const uint64_t pn = c0 < c.n ? std::min<uint64_t>(c.part_n, c.n - c0) : 0;

@@ -20,8 +20,37 @@ public:
 };
 
 using Shape = std::vector<int64_t>;
+
+// ---- Limits of the application graph (docs/compiler.md, "Limits") ----
+// Every tensor of a Graph (activations, weights, biases) has rank 1..kMaxRank, dimensions >= 1
+// and at most kMaxTensorBytes bytes: the DRAM image (dnn_image.h) places every tensor in the
+// 2 GiB DRAM window (S2_DRAM_GLOBAL_SIZE) with 32-bit addresses. So every dimension, element
+// count and element index fits int32 and uint32 (the worker configuration's fields), and the
+// product of two of them fits int64.
+constexpr size_t kMaxRank = 8;                         // supported layers use at most 4 (NCHW)
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 31;  // the DRAM window
+// Kernel sizes and strides (1..kMaxWindow) and pads (0..kMaxWindow) of conv2d, maxpool and
+// avgpool: 16 bits, so the firmware's window arithmetic in 32 bits (worker.c run_pool: oy *
+// stride + ky - pad) and the MLA's conv registers (KER_H/W, STRIDE, PAD) never overflow.
+constexpr int64_t kMaxWindow = 65535;
+// avgpool window area: the firmware sums up to kh * kw int8 values in an int32 (128 * 2^24 =
+// 2^31).
+constexpr int64_t kMaxPoolArea = int64_t{1} << 24;
+// softmax row length (the last axis): the firmware (worker.c run_softmax) and the reference sum up
+// to k exponentials of at most 2^15 in 32 bits.
+constexpr int64_t kMaxSoftmaxRow = 65535;
+
+// a * b and a + b, or false on int64 overflow (nothing written then).
+bool checked_mul(int64_t a, int64_t b, int64_t* out);
+bool checked_add(int64_t a, int64_t b, int64_t* out);
+
+// Product of the dimensions. Throws CompileError for a negative dimension or an int64 overflow
+// (a Graph's shapes never have either: see shape_problem).
 int64_t shape_elements(const Shape& shape);
 std::string shape_str(const Shape& shape);  // "[1, 8, 28, 28]"
+// Why a tensor of `shape` with elements of `elem_bytes` breaks the limits above (rank, a
+// dimension < 1, more than kMaxTensorBytes bytes), or "" if it does not.
+std::string shape_problem(const Shape& shape, int64_t elem_bytes);
 
 enum class DType { i8, i32 };
 
@@ -82,6 +111,14 @@ public:
     // and throws one CompileError naming each layer.
     void check_shifts() const;
 };
+
+// Why `layer` breaks the graph's invariants and limits, or "" if it does not: its shapes (input,
+// output, weights, bias) as shape_problem, weight and bias data matching their shapes (int8
+// weights [out, in] or [out_c, in_c, kh, kw], int32 bias [out]), window attributes within
+// kMaxWindow, the avgpool area and softmax row limits, and the shift in 0..31. tile_layer,
+// build_image and run_reference check every layer with it, so graphs built in code get the same
+// guarantees as imported ones.
+std::string layer_problem(const Layer& layer);
 
 std::ostream& operator<<(std::ostream& os, const Layer& layer);
 std::ostream& operator<<(std::ostream& os, const Graph& graph);

@@ -87,6 +87,10 @@ Values run_conv(const Layer& l, const Values& x, const ReferenceOptions& opt) {
     const int64_t n = in[0], c = in[1], h = in[2], wd = in[3];
     const int64_t oc = ws[0], kh = ws[2], kw = ws[3], oh = os[2], ow = os[3];
     const int64_t hp = h + w.pad_top + w.pad_bottom, wp = wd + w.pad_left + w.pad_right;
+    // The padded map is materialised: it must be a tensor within the limits (as the front end
+    // checks for imported models).
+    if (const std::string why = shape_problem({n, c, hp, wp}, 1); !why.empty())
+        fail(l, "padded input " + why);
     const bool same_stride = w.stride_h == w.stride_w;
     reference::MlaOp op = mla_op(l, opt);
     op.mode = reference::MlaMode::conv2d;
@@ -243,6 +247,8 @@ std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
                                     std::to_string(inputs) + " input layers, expected 1");
     std::map<std::string, Values> out;
     for (const Layer& l : graph.layers) {
+        // Shapes and data sizes within graph.h's limits: the sizes below fit size_t and uint32.
+        if (const std::string why = layer_problem(l); !why.empty()) fail(l, why);
         std::vector<const Values*> xs;
         for (size_t i = 0; i < l.inputs.size(); ++i) {
             auto it = out.find(l.inputs[i]);

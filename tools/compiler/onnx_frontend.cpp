@@ -36,6 +36,22 @@ struct Value {
 
 Shape dims_of(const onnx::TensorProto& t) { return Shape(t.dims().begin(), t.dims().end()); }
 
+// Bytes per element of the tensor types the front end reads (0: not read as data).
+int64_t element_bytes(int32_t data_type) {
+    switch (data_type) {
+        case onnx::TensorProto::INT8:
+        case onnx::TensorProto::UINT8:
+            return 1;
+        case onnx::TensorProto::INT32:
+        case onnx::TensorProto::FLOAT:
+            return 4;
+        case onnx::TensorProto::INT64:
+            return 8;
+        default:
+            return 1;
+    }
+}
+
 class Importer {
 public:
     Importer(const onnx::ModelProto& model, std::string source)
@@ -143,16 +159,35 @@ private:
         return out;
     }
 
-    // Integer elements of an INT8/INT32/INT64 tensor, checked against its dims.
-    std::vector<int64_t> int_data(const onnx::TensorProto& t) const {
+    // The dims of initializer `t` read by node n: rank 0 (a scalar) or 1..kMaxRank, every
+    // dimension >= 1, at most kMaxTensorBytes bytes (graph.h, "Limits").
+    Shape tensor_dims(const onnx::NodeProto& n, size_t idx, const onnx::TensorProto& t) const {
+        const Shape d = dims_of(t);
+        if (d.empty()) return d;
+        const std::string why = shape_problem(d, element_bytes(t.data_type()));
+        if (!why.empty()) fail(n, idx, "tensor '" + t.name() + "': " + why);
+        return d;
+    }
+
+    // Integer elements of an INT8/INT32/INT64 tensor read by node n, checked against its dims
+    // (tensor_dims) and, for int8 values stored as int32_data, against -128..127.
+    std::vector<int64_t> int_data(const onnx::NodeProto& n, size_t idx,
+                                  const onnx::TensorProto& t) const {
+        const int64_t elements = shape_elements(tensor_dims(n, idx, t));
         std::vector<int64_t> out;
         const bool raw = t.has_raw_data();
         switch (t.data_type()) {
             case onnx::TensorProto::INT8:
-                if (raw)
+                if (raw) {
                     for (int8_t v : raw_as<int8_t>(t)) out.push_back(v);
-                else
+                } else {
                     out.assign(t.int32_data().begin(), t.int32_data().end());
+                    for (int64_t v : out)
+                        if (v < -128 || v > 127)
+                            fail(n, idx,
+                                 "tensor '" + t.name() + "': int8 value " + std::to_string(v) +
+                                     " outside -128..127");
+                }
                 break;
             case onnx::TensorProto::INT32:
                 if (raw)
@@ -172,10 +207,9 @@ private:
                                 onnx::TensorProto::DataType_Name(
                                     static_cast<onnx::TensorProto::DataType>(t.data_type())));
         }
-        if (static_cast<int64_t>(out.size()) != shape_elements(dims_of(t)))
+        if (static_cast<int64_t>(out.size()) != elements)
             fail_tensor(t.name(), "holds " + std::to_string(out.size()) + " elements, its shape " +
-                                      shape_str(dims_of(t)) + " needs " +
-                                      std::to_string(shape_elements(dims_of(t))));
+                                      shape_str(dims_of(t)) + " needs " + std::to_string(elements));
         return out;
     }
 
@@ -197,7 +231,7 @@ private:
         std::vector<float> v =
             t.has_raw_data() ? raw_as<float>(t)
                              : std::vector<float>(t.float_data().begin(), t.float_data().end());
-        if (v.size() != 1 || shape_elements(dims_of(t)) != 1)
+        if (v.size() != 1 || shape_elements(tensor_dims(n, idx, t)) != 1)
             fail(n, idx,
                  "scale '" + t.name() + "' has " + std::to_string(v.size()) +
                      " elements: only per-tensor (scalar) scales are supported");
@@ -226,7 +260,7 @@ private:
         const onnx::TensorProto& t = constant_input(n, idx, 2, "zero point");
         if (t.data_type() != expected_type)
             fail(n, idx, "zero point '" + t.name() + "' must be " + tname);
-        for (int64_t z : int_data(t))
+        for (int64_t z : int_data(n, idx, t))
             if (z != 0)
                 fail(n, idx,
                      "zero point " + std::to_string(z) + " ('" + t.name() +
@@ -263,26 +297,52 @@ private:
         return v.tensor;
     }
 
-    int64_t attr_int(const onnx::NodeProto& n, const char* name, int64_t dflt) const {
-        for (const onnx::AttributeProto& a : n.attribute())
-            if (a.name() == name) return a.i();
-        return dflt;
+    // The attribute `name` of n, checked to have type `type`; nullptr if absent.
+    const onnx::AttributeProto* attr(const onnx::NodeProto& n, size_t idx, const char* name,
+                                     onnx::AttributeProto::AttributeType type) const {
+        for (const onnx::AttributeProto& a : n.attribute()) {
+            if (a.name() != name) continue;
+            if (a.type() != type)
+                fail(n, idx,
+                     std::string("attribute ") + name + " has type " +
+                         onnx::AttributeProto::AttributeType_Name(a.type()) + ", expected " +
+                         onnx::AttributeProto::AttributeType_Name(type));
+            return &a;
+        }
+        return nullptr;
     }
-    float attr_float(const onnx::NodeProto& n, const char* name, float dflt) const {
-        for (const onnx::AttributeProto& a : n.attribute())
-            if (a.name() == name) return a.f();
-        return dflt;
+    int64_t attr_int(const onnx::NodeProto& n, size_t idx, const char* name, int64_t dflt) const {
+        const onnx::AttributeProto* a = attr(n, idx, name, onnx::AttributeProto::INT);
+        return a ? a->i() : dflt;
     }
-    std::vector<int64_t> attr_ints(const onnx::NodeProto& n, const char* name,
+    float attr_float(const onnx::NodeProto& n, size_t idx, const char* name, float dflt) const {
+        const onnx::AttributeProto* a = attr(n, idx, name, onnx::AttributeProto::FLOAT);
+        return a ? a->f() : dflt;
+    }
+    std::vector<int64_t> attr_ints(const onnx::NodeProto& n, size_t idx, const char* name,
                                    std::vector<int64_t> dflt) const {
-        for (const onnx::AttributeProto& a : n.attribute())
-            if (a.name() == name) return std::vector<int64_t>(a.ints().begin(), a.ints().end());
-        return dflt;
+        const onnx::AttributeProto* a = attr(n, idx, name, onnx::AttributeProto::INTS);
+        return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : dflt;
     }
     void check_auto_pad(const onnx::NodeProto& n, size_t idx) const {
-        for (const onnx::AttributeProto& a : n.attribute())
-            if (a.name() == "auto_pad" && a.s() != "NOTSET")
-                fail(n, idx, "auto_pad '" + a.s() + "' not supported (use explicit pads)");
+        const onnx::AttributeProto* a = attr(n, idx, "auto_pad", onnx::AttributeProto::STRING);
+        if (a && a->s() != "NOTSET")
+            fail(n, idx, "auto_pad '" + a->s() + "' not supported (use explicit pads)");
+    }
+    // attribute name[i] = v inside lo..hi (graph.h, "Limits"), as an int.
+    int window_attr(const onnx::NodeProto& n, size_t idx, const char* name, size_t i, int64_t v,
+                    int64_t lo) const {
+        if (v < lo || v > kMaxWindow)
+            fail(n, idx,
+                 std::string("attribute ") + name + "[" + std::to_string(i) +
+                     "] = " + std::to_string(v) + " outside " + std::to_string(lo) + ".." +
+                     std::to_string(kMaxWindow));
+        return static_cast<int>(v);
+    }
+    // The output shape of a layer made by node n: within the limits (graph.h).
+    void check_output(const onnx::NodeProto& n, size_t idx, const Shape& shape) const {
+        const std::string why = shape_problem(shape, 1);
+        if (!why.empty()) fail(n, idx, "output " + why);
     }
 
     size_t new_layer(Layer layer) {
@@ -331,6 +391,8 @@ private:
                                            " is not a fixed positive size");
             l.out_shape.push_back(d.dim_value());
         }
+        const std::string why = shape_problem(l.out_shape, 1);
+        if (!why.empty()) fail_tensor(in.name(), "graph input " + why);
         Value v;
         v.kind = Value::Kind::act_float;
         v.layer = new_layer(std::move(l));
@@ -383,6 +445,8 @@ private:
     }
 
     void import_constant(const onnx::NodeProto& n, size_t idx) {
+        if (n.output_size() != 1)
+            fail(n, idx, "expected exactly one output, got " + std::to_string(n.output_size()));
         for (const onnx::AttributeProto& a : n.attribute())
             if (a.name() == "value" && a.has_t()) {
                 m_values[n.output(0)] = init_value(&a.t());
@@ -437,9 +501,9 @@ private:
         Value v;
         v.kind = Value::Kind::constant;
         v.tensor.name = t.name();
-        v.tensor.shape = dims_of(t);
+        v.tensor.shape = tensor_dims(n, idx, t);
         v.tensor.exponent = k;
-        std::vector<int64_t> data = int_data(t);
+        std::vector<int64_t> data = int_data(n, idx, t);
         if (t.data_type() == onnx::TensorProto::INT8) {
             check_zero_point(n, idx, onnx::TensorProto::INT8, false);
             v.tensor.dtype = DType::i8;
@@ -492,18 +556,19 @@ private:
                 for (int64_t i = 0; i < in; ++i) wt.i8[o * in + i] = w.i8[i * out + o];
         l.weights = std::move(wt);
         l.out_shape = {x[0], out};
+        check_output(n, idx, l.out_shape);
         if (bias) set_bias(n, idx, l, *bias);
         set_output(n, new_layer(std::move(l)));
     }
 
     void import_gemm(const onnx::NodeProto& n, size_t idx) {
-        if (attr_int(n, "transA", 0) != 0) fail(n, idx, "transA=1 not supported");
-        if (attr_float(n, "alpha", 1.0f) != 1.0f || attr_float(n, "beta", 1.0f) != 1.0f)
+        if (attr_int(n, idx, "transA", 0) != 0) fail(n, idx, "transA=1 not supported");
+        if (attr_float(n, idx, "alpha", 1.0f) != 1.0f || attr_float(n, idx, "beta", 1.0f) != 1.0f)
             fail(n, idx, "alpha and beta must be 1");
         const Tensor* bias = nullptr;
         if (n.input_size() > 2 && !n.input(2).empty())
             bias = &constant(n, idx, 2, DType::i32, "bias");
-        import_linear(n, idx, attr_int(n, "transB", 0) != 0, bias);
+        import_linear(n, idx, attr_int(n, idx, "transB", 0) != 0, bias);
     }
 
     void import_matmul(const onnx::NodeProto& n, size_t idx) {
@@ -542,36 +607,42 @@ private:
     }
 
     // kernel/stride/pad attributes of Conv and pools; out = (in + pads - kernel) / stride + 1.
+    // Every attribute is checked against graph.h's kMaxWindow before it becomes an int.
     Shape window_output(const onnx::NodeProto& n, size_t idx, const Shape& x, Window& w) const {
         check_auto_pad(n, idx);
-        for (int64_t d : attr_ints(n, "dilations", {1, 1}))
+        const std::vector<int64_t> dil = attr_ints(n, idx, "dilations", {1, 1});
+        if (dil.size() != 2) fail(n, idx, "only 2-D kernels are supported");
+        for (int64_t d : dil)
             if (d != 1) fail(n, idx, "dilations other than 1 not supported");
-        const std::vector<int64_t> k = attr_ints(n, "kernel_shape", {w.kernel_h, w.kernel_w});
-        const std::vector<int64_t> s = attr_ints(n, "strides", {1, 1});
-        const std::vector<int64_t> p = attr_ints(n, "pads", {0, 0, 0, 0});
+        const std::vector<int64_t> k = attr_ints(n, idx, "kernel_shape", {w.kernel_h, w.kernel_w});
+        const std::vector<int64_t> s = attr_ints(n, idx, "strides", {1, 1});
+        const std::vector<int64_t> p = attr_ints(n, idx, "pads", {0, 0, 0, 0});
         if (k.size() != 2 || s.size() != 2 || p.size() != 4)
             fail(n, idx, "only 2-D kernels are supported");
-        w.kernel_h = static_cast<int>(k[0]);
-        w.kernel_w = static_cast<int>(k[1]);
-        w.stride_h = static_cast<int>(s[0]);
-        w.stride_w = static_cast<int>(s[1]);
-        w.pad_top = static_cast<int>(p[0]);
-        w.pad_left = static_cast<int>(p[1]);
-        w.pad_bottom = static_cast<int>(p[2]);
-        w.pad_right = static_cast<int>(p[3]);
-        if (w.kernel_h < 1 || w.kernel_w < 1 || w.stride_h < 1 || w.stride_w < 1 || p[0] < 0 ||
-            p[1] < 0 || p[2] < 0 || p[3] < 0)
-            fail(n, idx, "kernel and strides must be positive, pads non-negative");
-        const int64_t h = x[2] + w.pad_top + w.pad_bottom - w.kernel_h;
-        const int64_t wd = x[3] + w.pad_left + w.pad_right - w.kernel_w;
+        w.kernel_h = window_attr(n, idx, "kernel_shape", 0, k[0], 1);
+        w.kernel_w = window_attr(n, idx, "kernel_shape", 1, k[1], 1);
+        w.stride_h = window_attr(n, idx, "strides", 0, s[0], 1);
+        w.stride_w = window_attr(n, idx, "strides", 1, s[1], 1);
+        w.pad_top = window_attr(n, idx, "pads", 0, p[0], 0);
+        w.pad_left = window_attr(n, idx, "pads", 1, p[1], 0);
+        w.pad_bottom = window_attr(n, idx, "pads", 2, p[2], 0);
+        w.pad_right = window_attr(n, idx, "pads", 3, p[3], 0);
+        // x's dimensions are at most kMaxTensorBytes and the attributes 16 bits: no overflow.
+        const int64_t hp = x[2] + w.pad_top + w.pad_bottom, wp = x[3] + w.pad_left + w.pad_right;
+        const int64_t h = hp - w.kernel_h, wd = wp - w.kernel_w;
         if (h < 0 || wd < 0) fail(n, idx, "kernel larger than the padded input " + shape_str(x));
-        return {x[0], x[1], h / w.stride_h + 1, wd / w.stride_w + 1};
+        // The zero-padded map as the MLA's conv mode and the graph reference see it.
+        const std::string why = shape_problem({x[0], x[1], hp, wp}, 1);
+        if (!why.empty()) fail(n, idx, "padded input " + why);
+        const Shape out = {x[0], x[1], h / w.stride_h + 1, wd / w.stride_w + 1};
+        check_output(n, idx, out);
+        return out;
     }
 
     void import_conv(const onnx::NodeProto& n, size_t idx) {
         const Value& a = activation(n, idx, 0);
         const Tensor& w = constant(n, idx, 1, DType::i8, "weight");
-        if (attr_int(n, "group", 1) != 1) fail(n, idx, "group other than 1 not supported");
+        if (attr_int(n, idx, "group", 1) != 1) fail(n, idx, "group other than 1 not supported");
         Layer l = layer_from(n, idx, LayerKind::conv2d, {&a});
         const Shape& x = l.in_shapes[0];
         if (x.size() != 4) fail(n, idx, "input must be NCHW, got " + shape_str(x));
@@ -579,12 +650,18 @@ private:
             fail(n, idx,
                  "weight '" + w.name + "' " + shape_str(w.shape) + " does not match input " +
                      shape_str(x) + " (expected [out_c, " + std::to_string(x[1]) + ", kh, kw])");
+        for (size_t i : {2u, 3u})
+            if (w.shape[i] > kMaxWindow)
+                fail(n, idx,
+                     "weight '" + w.name + "' " + shape_str(w.shape) + ": kernel size " +
+                         std::to_string(w.shape[i]) + " outside 1.." + std::to_string(kMaxWindow));
         l.window.kernel_h = static_cast<int>(w.shape[2]);
         l.window.kernel_w = static_cast<int>(w.shape[3]);
         l.out_shape = window_output(n, idx, x, l.window);
         if (l.window.kernel_h != w.shape[2] || l.window.kernel_w != w.shape[3])
             fail(n, idx, "kernel_shape differs from the weight shape " + shape_str(w.shape));
         l.out_shape[1] = w.shape[0];
+        check_output(n, idx, l.out_shape);
         l.weights = w;
         if (n.input_size() > 2 && !n.input(2).empty())
             set_bias(n, idx, l, constant(n, idx, 2, DType::i32, "bias"));
@@ -613,8 +690,9 @@ private:
         Layer l = layer_from(n, idx, max ? LayerKind::maxpool : LayerKind::avgpool, {&a});
         if (l.in_shapes[0].size() != 4)
             fail(n, idx, "input must be NCHW, got " + shape_str(l.in_shapes[0]));
-        if (attr_int(n, "ceil_mode", 0) != 0) fail(n, idx, "ceil_mode=1 not supported");
-        if (attr_int(n, "storage_order", 0) != 0) fail(n, idx, "storage_order=1 not supported");
+        if (attr_int(n, idx, "ceil_mode", 0) != 0) fail(n, idx, "ceil_mode=1 not supported");
+        if (attr_int(n, idx, "storage_order", 0) != 0)
+            fail(n, idx, "storage_order=1 not supported");
         bool has_kernel = false;
         for (const onnx::AttributeProto& at : n.attribute())
             has_kernel |= at.name() == "kernel_shape";
@@ -623,6 +701,11 @@ private:
         const Window& w = l.window;
         if (!max && (w.pad_top || w.pad_left || w.pad_bottom || w.pad_right))
             fail(n, idx, "padding not supported for AveragePool");
+        if (!max && int64_t{w.kernel_h} * w.kernel_w > kMaxPoolArea)
+            fail(n, idx,
+                 "window area " + std::to_string(int64_t{w.kernel_h} * w.kernel_w) + " above " +
+                     std::to_string(kMaxPoolArea) +
+                     " (the firmware sums the window of int8 values in 32 bits)");
         set_output(n, new_layer(std::move(l)));
     }
 
@@ -631,13 +714,17 @@ private:
         Layer l = layer_from(n, idx, LayerKind::flatten, {&a});
         const Shape& x = l.in_shapes[0];
         if (n.op_type() == "Flatten") {
-            if (attr_int(n, "axis", 1) != 1) fail(n, idx, "only axis=1 is supported");
+            if (attr_int(n, idx, "axis", 1) != 1) fail(n, idx, "only axis=1 is supported");
             l.out_shape = {x[0], shape_elements(x) / x[0]};
         } else {
             if (n.input_size() != 2) fail(n, idx, "expected 2 inputs");
-            if (attr_int(n, "allowzero", 0) != 0) fail(n, idx, "allowzero=1 not supported");
+            if (attr_int(n, idx, "allowzero", 0) != 0) fail(n, idx, "allowzero=1 not supported");
             const onnx::TensorProto& t = constant_input(n, idx, 1, "shape");
-            std::vector<int64_t> s = int_data(t);
+            std::vector<int64_t> s = int_data(n, idx, t);
+            if (s.empty() || s.size() > kMaxRank)
+                fail(n, idx,
+                     "shape '" + t.name() + "' has " + std::to_string(s.size()) +
+                         " dimensions, outside 1.." + std::to_string(kMaxRank));
             int64_t known = 1;
             int minus = -1;
             for (size_t i = 0; i < s.size(); ++i) {
@@ -650,15 +737,16 @@ private:
                     minus = static_cast<int>(i);
                 } else if (s[i] <= 0) {
                     fail(n, idx, "invalid target dimension " + std::to_string(s[i]));
-                } else {
-                    known *= s[i];
+                } else if (!checked_mul(known, s[i], &known) || known > shape_elements(x)) {
+                    fail(n, idx, "cannot reshape " + shape_str(x) + " to " + shape_str(s));
                 }
             }
-            if (minus >= 0) s[minus] = shape_elements(x) / known;
+            if (minus >= 0) s[static_cast<size_t>(minus)] = shape_elements(x) / known;
             if (shape_elements(s) != shape_elements(x))
                 fail(n, idx, "cannot reshape " + shape_str(x) + " to " + shape_str(s));
             l.out_shape = s;
         }
+        check_output(n, idx, l.out_shape);
         set_output(n, new_layer(std::move(l)));
     }
 
@@ -666,9 +754,14 @@ private:
         const Value& a = activation(n, idx, 0);
         Layer l = layer_from(n, idx, LayerKind::softmax, {&a});
         const int64_t rank = static_cast<int64_t>(l.in_shapes[0].size());
-        int64_t axis = attr_int(n, "axis", -1);
+        int64_t axis = attr_int(n, idx, "axis", -1);
         if (axis < 0) axis += rank;
         if (axis != rank - 1) fail(n, idx, "only softmax over the last axis is supported");
+        if (l.in_shapes[0].back() > kMaxSoftmaxRow)
+            fail(n, idx,
+                 "rows of " + std::to_string(l.in_shapes[0].back()) + " elements, above " +
+                     std::to_string(kMaxSoftmaxRow) +
+                     " (the integer softmax sums up to 2^15 per element in 32 bits)");
         // The worker's integer softmax (dnn_image.h) shifts x - max into s16.15: 2^(15 - k_in).
         if (a.exponent < 0 || a.exponent > S2_DNN_SOFTMAX_MAX_IN_EXPONENT)
             fail(n, idx,
@@ -699,10 +792,11 @@ private:
                     l.shift = k_in - l.out_exponent;
                     break;
                 case LayerKind::avgpool: {
-                    const int area = l.window.kernel_h * l.window.kernel_w;
+                    // At most kMaxPoolArea (import_pool): the shifts stay far inside int64.
+                    const int64_t area = int64_t{l.window.kernel_h} * l.window.kernel_w;
                     int log2 = 0;
-                    while ((1 << log2) < area) ++log2;
-                    if ((1 << log2) != area)
+                    while ((int64_t{1} << log2) < area) ++log2;
+                    if ((int64_t{1} << log2) != area)
                         throw CompileError(where + ": window area " + std::to_string(area) +
                                            " is not a power of two (no shift divides by it)");
                     l.shift = k_in + log2 - l.out_exponent;

@@ -4,12 +4,24 @@
 #include <limits>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace nmsim::compiler {
 namespace {
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+// Sizes reaching these are bounded by the graph's limits (graph.h: dimensions and element counts
+// below 2^31) and the target's 32-bit fields, so sums and products of two stay far below 2^64;
+// the MLA cycle count, a product of three, saturates.
+uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 uint64_t round_up(uint64_t a, uint64_t b) { return ceil_div(a, b) * b; }
+uint64_t sat_mul(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+uint64_t sat_add(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
 
 // The work of one layer as "units" split over workers: for linear/conv2d the units are output
 // columns/channels and each carries K weights, a bias and M outputs; for weightless layers each
@@ -87,16 +99,21 @@ PartBytes part_bytes(const Work& w, uint64_t n, const Layer& l, uint32_t align) 
 uint64_t mla_gemm_cycles(uint64_t m, uint64_t k, uint64_t n, const TilingTarget& t) {
     const uint64_t r = t.mla_rows, c = t.mla_cols, f = t.mla_fetch_bytes_per_cycle,
                    wb = t.mla_writeback_bytes_per_cycle;
+    if (r == 0 || c == 0 || f == 0 || wb == 0)
+        throw std::invalid_argument("mla_gemm_cycles: MLA shape and rates must be > 0");
+    // One ru x cu output tile: int8 A and B per K step, the bias, the int8 write-back.
+    const auto tile = [&](uint64_t ru, uint64_t cu) {
+        return sat_add(sat_add(std::max(k, ceil_div(sat_mul(k, ru + cu), f)), ceil_div(cu * 4, f)),
+                       ceil_div(ru * cu, wb));
+    };
+    // The tiles in closed form: full r x c tiles, a partial row of tiles, a partial column, the
+    // corner (the same sum as iterating over every tile, without the iterations).
+    const uint64_t fr = m / r, rr = m % r, fc = n / c, rc = n % c;
     uint64_t cycles = t.mla_startup_cycles;
-    for (uint64_t row = 0; row < m; row += r) {
-        const uint64_t ru = std::min(r, m - row);
-        for (uint64_t col = 0; col < n; col += c) {
-            const uint64_t cu = std::min(c, n - col);
-            cycles += std::max(k, ceil_div(k * (ru + cu), f));  // int8 A and B per K step
-            cycles += ceil_div(cu * 4, f);                      // bias
-            cycles += ceil_div(ru * cu, wb);                    // int8 write-back
-        }
-    }
+    cycles = sat_add(cycles, sat_mul(sat_mul(fr, fc), tile(r, c)));
+    if (rr) cycles = sat_add(cycles, sat_mul(fc, tile(rr, c)));
+    if (rc) cycles = sat_add(cycles, sat_mul(fr, tile(r, rc)));
+    if (rr && rc) cycles = sat_add(cycles, tile(rr, rc));
     return cycles;
 }
 
@@ -108,10 +125,12 @@ LayerTiling tile_layer(const Layer& layer, const TilingTarget& t) {
         return best;
     }
     if (t.max_workers == 0 || t.max_parts == 0 || t.mla_cols == 0 || t.mla_rows == 0 ||
-        t.align == 0)
-        throw CompileError(
-            "layer '" + layer.name +
-            "': tiling target needs max_workers, max_parts, MLA shape and align > 0");
+        t.align == 0 || t.mla_fetch_bytes_per_cycle == 0 || t.mla_writeback_bytes_per_cycle == 0)
+        throw CompileError("layer '" + layer.name +
+                           "': tiling target needs max_workers, max_parts, MLA shape and rates "
+                           "and align > 0");
+    if (const std::string why = layer_problem(layer); !why.empty())
+        throw CompileError("layer '" + layer.name + "' (" + to_string(layer.kind) + "): " + why);
     const Work w = describe(layer);
     const uint64_t n = w.units;
 
@@ -150,9 +169,11 @@ LayerTiling tile_layer(const Layer& layer, const TilingTarget& t) {
         uint64_t cycles = 0, dram = 0;
         if (w.weighted) {
             for (uint64_t done = 0; done < tile; done += part_n)
-                cycles += mla_gemm_cycles(w.m, w.k, std::min(part_n, tile - done), t);
+                cycles =
+                    sat_add(cycles, mla_gemm_cycles(w.m, w.k, std::min(part_n, tile - done), t));
             const uint64_t padded = workers * tile;
-            dram = workers * w.in_bytes + padded * w.k + (layer.bias ? 4 * padded : 0) + w.m * n;
+            dram = sat_add(sat_add(sat_mul(workers, w.in_bytes), sat_mul(padded, w.k)),
+                           sat_add(layer.bias ? 4 * padded : 0, w.m * n));
         } else {
             for (uint64_t e : w.in_elems) dram += e;
             dram += w.out_per_unit * n;
