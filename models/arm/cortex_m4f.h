@@ -11,9 +11,13 @@
 //   or the extended (FP) frame, return unstacks it; priorities, nesting, tail-chaining through
 //   re-evaluation after every return, BASEPRI/PRIMASK/FAULTMASK masking.
 // - WFI sleeps the SystemC thread until an interrupt is pending (or SysTick expires).
-// - Faults (unmapped or rejected access, undefined instruction, invalid state, lockup) stop the
-//   run with an error naming PC, symbol, instruction, address and cause; with fault_policy
-//   "vector" they escalate to the firmware's HardFault handler instead.
+// - Faults (unmapped or rejected access, undefined instruction, invalid state, unaligned access,
+//   division by zero, coprocessor access, invalid exception return, execute-never, lockup) stop
+//   the run with an error naming PC, symbol, instruction, address and cause; with fault_policy
+//   "vector" they are taken as the architecture defines (ARMv7-M B1.5): MemManage, BusFault or
+//   UsageFault when SHCSR enables it and its priority allows, else HardFault (HFSR.FORCED), with
+//   CFSR, BFAR and MMFAR set; the checks Unicorn does not make are made per block
+//   (block_checks.h). docs/iss.md lists what remains different from the architecture.
 // - Semihosting (BKPT 0xAB): SYS_WRITEC, SYS_WRITE0, SYS_WRITE to stdout/stderr, SYS_EXIT,
 //   SYS_EXIT_EXTENDED, SYS_CLOCK, SYS_ERRNO, SYS_HEAPINFO: the same ELF runs on QEMU.
 #pragma once
@@ -27,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "models/arm/block_checks.h"
 #include "models/arm/cycle_model.h"
 #include "models/arm/elf_image.h"
 #include "models/arm/scs.h"
@@ -55,8 +60,9 @@ struct CoreParams {
                 "exception entry latency (basic frame, zero wait states)",
                 "Cortex-M4 TRM (ARM 100166) 3.3: interrupt latency 12 cycles");
     NMSIM_PARAM(uint32_t, fp_frame_extra_cycles, 17, "cycles", range(0, 100),
-                "extra entry cycles when the extended FP frame is stacked (no lazy stacking)",
-                "assumed: one cycle per extra stacked word (S0-S15, FPSCR); TRM lazy stacking not modelled");
+                "cycles to stack S0-S15 and FPSCR: at exception entry when FPCCR.LSPEN is 0, else "
+                "when the handler first uses the FPU (lazy stacking)",
+                "assumed: one cycle per stacked word (S0-S15, FPSCR)");
     NMSIM_PARAM(uint32_t, exception_return_cycles, 10, "cycles", range(0, 100),
                 "exception return (unstacking) cycles", "assumed: ARM Cortex-M4 interrupt return of ~10 cycles");
     NMSIM_PARAM(uint32_t, branch_refill_cycles, 2, "cycles", range(0, 3),
@@ -72,8 +78,18 @@ struct CoreParams {
 };
 
 enum class FaultCause : uint8_t {
-    bus_error = 1, unmapped = 2, undefined_instruction = 3, hard_fault = 4, lockup = 5,
-    invalid_state = 6, breakpoint = 7
+    bus_error = 1,
+    unmapped = 2,
+    undefined_instruction = 3,
+    hard_fault = 4,
+    lockup = 5,
+    invalid_state = 6,
+    breakpoint = 7,
+    unaligned = 8,
+    divide_by_zero = 9,
+    no_coprocessor = 10,
+    invalid_exc_return = 11,
+    execute_never = 12
 };
 const char* fault_cause_name(FaultCause c);
 
@@ -126,8 +142,28 @@ private:
         uint32_t size = 0;
         BlockCost cost;
         bool ends_wfi = false;
+        uint8_t flags = 0;    // kBlock* (cortex_m4f.cpp): what the block hook must look at
+        uint8_t exit_it = 0;  // ITSTATE after the block when it has an IT instruction
+        std::unique_ptr<BlockAnalysis> analysis;  // only when the block has checks
     };
-    enum class Stop { none, intr, mmio };
+    // stop reasons: an interrupt-hook event, an MMIO access that needs a re-evaluation, a block
+    // check (a fault to take now, or a run up to a later instruction first)
+    enum class Stop { none, intr, mmio, check };
+    // A fault as the architecture defines it: the handler it targets, the status it records, the
+    // state it stacks, and what the report says.
+    struct Fault {
+        int exc = kHardFault;  // kMemManage, kBusFault, kUsageFault or kHardFault
+        uint32_t cfsr = 0, hfsr = 0;
+        uint32_t bfar = 0, mmfar = 0;  // written when cfsr has BFARVALID / MMARVALID
+        uint32_t pc = 0;               // stacked return address
+        uint32_t xpsr = 0;             // stacked xPSR (flags, IT state, T bit)
+        bool tail_chain = false;       // taken on the existing frame (invalid exception return)
+        uint32_t exc_return = 0;       // LR for a tail-chained fault
+        FaultCause cause = FaultCause::hard_fault;
+        uint32_t report_pc = 0;  // the instruction the report names (pc if 0)
+        uint32_t addr = 0;       // shown for bus errors and unmapped accesses
+        std::string detail;
+    };
 
     void run();
     void reset_core();
@@ -136,13 +172,30 @@ private:
     uint64_t ticks_at(const sc_core::sc_time& t) const;
     void take_pending_exceptions();
     bool preempting_exception_pending(bool ignore_primask) const;
-    void enter_exception(int exc, uint32_t return_pc);
+    int execution_priority() const;
+    void enter_exception(int exc, uint32_t return_pc, uint32_t xpsr);
+    void tail_chain(int exc, uint32_t exc_return);
+    bool branch_to_vector(int exc);
     void exception_return(uint32_t exc_return);
     void handle_intr(uint32_t intno);
+    void undefined_instruction(uint32_t at);
     void semihosting();
     void sleep();
+    void take_fault(const Fault& f);
     void fault(FaultCause cause, uint32_t pc, uint32_t addr, const std::string& detail);
+    void stop_with_error(const std::string& msg);
     uint32_t locate_access(uint32_t block, uint32_t addr);
+    uint32_t xpsr_at(uint32_t pc);
+    BlockAnalysis analyze_block(uint32_t addr, uint32_t size);
+    bool needs_checks(uint8_t flags) const;
+    __attribute__((noinline)) bool block_flags(const CacheEntry& e, uint32_t addr,
+                                               uint8_t entry_it);
+    bool prepare_block(const CacheEntry& e, uint32_t addr, uint8_t entry_it);
+    __attribute__((noinline)) void stop_before_block(uint32_t addr, uint8_t it);
+    bool fp_access_allowed() const;
+    void preserve_fp_state();
+    void clear_exclusive_monitor();
+    uint32_t gpr(int r) const;
     const CacheEntry& block_info(uint32_t addr, uint32_t size);
     uint32_t reg(int r) const;
     void set_reg(int r, uint32_t v);
@@ -164,6 +217,7 @@ private:
     trace::TableId m_tbl_irq = -1, m_tbl_sleep = -1, m_tbl_fault = -1;
     uc_struct* m_uc = nullptr;
     std::unique_ptr<CycleModel> m_cycles;
+    std::unique_ptr<BlockAnalyzer> m_analyzer;
     std::unique_ptr<Scs> m_scs;
     const ElfImage* m_image = nullptr;
     std::vector<CacheEntry> m_cache;
@@ -189,7 +243,25 @@ private:
     uint32_t m_next_pc = 0, m_last_block = 0, m_last_size = 0;
     Stop m_stop = Stop::none;
     bool m_stop_requested = false, m_first_block = false, m_last_transfer = false;
+    // IT state: at the entry of the last block that ran, at its end, and of the block the core
+    // stopped before (written into the CPU state when the run returns)
+    uint8_t m_last_it = 0, m_exit_it = 0, m_pc_it = 0;
+    bool m_pc_it_valid = false;
+    // ... at the start of the run, ORed over the run's blocks (nonzero: the CPU state may hold
+    // an IT state), and the one the CPU state holds at m_known_it_pc (after a stop before a block)
+    uint8_t m_start_it = 0, m_run_it = 0, m_known_it = 0;
+    uint32_t m_known_it_pc = 0xFFFFFFFFu, m_pc_it_at = 0;
     uint32_t m_intno = 0;
+    // block checks: the fault a check found at a block start, or the instruction to run up to
+    uint64_t m_until = 0;
+    Fault m_check_fault;
+    bool m_check_fault_pending = false;
+    uint32_t m_step_to = 0;
+    uint64_t m_steps = 0, m_steps_since_flush = 0;
+    // the local exclusive monitor may be open (an LDREX ran since it was last cleared); the
+    // core is running its CLREX stub
+    bool m_monitor_open = false, m_in_stub = false;
+    std::vector<uint8_t> m_stub_page;
     bool m_fault_pending = false;
     FaultCause m_fault_cause = FaultCause::bus_error;
     uint32_t m_fault_addr = 0;

@@ -182,7 +182,11 @@ uint32_t CycleModel::find_access(const uint8_t* code, size_t size, uint32_t addr
                                                : reg(m.base);
             const bool post_index = o + 1 < a.op_count;  // a trailing offset operand
             if (!post_index) {
-                uint32_t idx = m.index != ARM_REG_INVALID ? reg(m.index) << m.lshift : 0;
+                const cs_arm_op& op = a.operands[o];
+                const int shift = op.shift.type == ARM_SFT_LSL
+                                      ? static_cast<int>(op.shift.value)
+                                      : m.lshift;  // LDR: shift; TBH: lshift
+                uint32_t idx = m.index != ARM_REG_INVALID ? reg(m.index) << shift : 0;
                 ea += static_cast<uint32_t>(m.disp) + (m.scale < 0 ? 0u - idx : idx);
             }
             if (target >= ea && target < ea + 8) found = static_cast<uint32_t>(in.address);

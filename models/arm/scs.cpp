@@ -99,10 +99,24 @@ void Scs::deactivate(int exc) {
     if (exc >= kIrq0 && m_level[static_cast<size_t>(exc - kIrq0)]) set_pending(exc);
 }
 
-void Scs::record_fault(uint32_t cfsr_bits, uint32_t hfsr_bits, bool bfar_valid, uint32_t bfar) {
+void Scs::record_fault(uint32_t cfsr_bits, uint32_t hfsr_bits, uint32_t bfar, uint32_t mmfar) {
     m_cfsr |= cfsr_bits;
     m_hfsr |= hfsr_bits;
-    if (bfar_valid) m_bfar = bfar;
+    if (cfsr_bits & (1u << 15)) m_bfar = bfar;   // BFARVALID
+    if (cfsr_bits & (1u << 7)) m_mmfar = mmfar;  // MMARVALID
+}
+
+bool Scs::fault_enabled(int exc) const {
+    switch (exc) {
+        case kMemManage:
+            return (m_shcsr & (1u << 16)) != 0;
+        case kBusFault:
+            return (m_shcsr & (1u << 17)) != 0;
+        case kUsageFault:
+            return (m_shcsr & (1u << 18)) != 0;
+        default:
+            return true;
+    }
 }
 
 // --- SysTick -----------------------------------------------------------------------------
@@ -365,11 +379,8 @@ bool Scs::write(uint32_t addr, unsigned size, uint32_t v, std::string& why) {
             m_changed = true;
             break;
         case 0xD10: m_scr = v & 0x16u; break;
-        case 0xD14:
-            if (v & 0x18u) {
-                why = "CCR DIV_0_TRP/UNALIGN_TRP traps are not modelled";
-                return false;
-            }
+        case 0xD14:  // CCR: NONBASETHRDENA, USERSETMPEND, UNALIGN_TRP, DIV_0_TRP, BFHFNMIGN,
+                     // STKALIGN
             m_ccr = v & 0x31Bu;
             break;
         case 0xD24: m_shcsr = v & 0x70000u; break;  // active/pending bits are live state

@@ -50,8 +50,25 @@ public:
     bool changed() const { return m_changed; }  // something the core must re-evaluate
     void clear_changed() { m_changed = false; }
 
-    // Fault status updates (fault_policy "vector").
-    void record_fault(uint32_t cfsr_bits, uint32_t hfsr_bits, bool bfar_valid, uint32_t bfar);
+    // Configuration and control (CCR bits below), coprocessor access (CPACR) and DEMCR.
+    static constexpr uint32_t kCcrNonBaseThrdEna = 1u << 0, kCcrUnalignTrp = 1u << 3,
+                              kCcrDiv0Trp = 1u << 4, kCcrStkAlign = 1u << 9;
+    uint32_t ccr() const { return m_ccr; }
+    uint32_t cpacr() const { return m_cpacr; }
+    uint32_t demcr() const { return m_demcr; }
+    // MemManage, BusFault and UsageFault are taken only when SHCSR enables them (else they
+    // escalate to HardFault); the other exceptions are always enabled.
+    bool fault_enabled(int exc) const;
+    // FP context state that exception entry and return update (lazy stacking: FPCCR.LSPACT and
+    // the ready bits, FPCAR the address of the reserved FP area of the frame).
+    uint32_t fpccr() const { return m_fpccr; }
+    void set_fpccr(uint32_t v) { m_fpccr = v; }
+    uint32_t fpcar() const { return m_fpcar; }
+    void set_fpcar(uint32_t v) { m_fpcar = v & ~7u; }
+
+    // Fault status updates (fault_policy "vector"): CFSR and HFSR bits are ORed in; BFAR/MMFAR
+    // are written when the corresponding valid bit (BFARVALID, MMARVALID) is among the bits.
+    void record_fault(uint32_t cfsr_bits, uint32_t hfsr_bits, uint32_t bfar, uint32_t mmfar);
     // Reset request through AIRCR.SYSRESETREQ.
     bool reset_requested() const { return m_reset_requested; }
 

@@ -436,7 +436,10 @@ def in_window(df, start_us=None, end_us=None, start="start_us", end="end_us"):
 
 
 FAULT_CAUSES = {1: "bus error", 2: "access to unmapped address", 3: "undefined instruction",
-                4: "hard fault", 5: "lockup", 6: "invalid state", 7: "breakpoint"}
+                4: "hard fault", 5: "lockup", 6: "invalid state", 7: "breakpoint",
+                8: "unaligned access", 9: "division by zero", 10: "coprocessor access",
+                11: "invalid exception return",
+                12: "instruction fetch from an execute-never region"}
 
 
 def faults(trace):

@@ -100,10 +100,22 @@ KERNEL(k_it_add, "cmp r4, r4", REPT(50, "it ne\n\taddne r4, r4, r5"))
 KERNEL(k_it_sdiv, "cmp r4, r4\n\t" SET_DIV, REPT(50, "it ne\n\tsdivne r4, r5, r6"))
 /* SVC round trips to a handler that only returns; without and with an active FP context
  * (CONTROL.FPCA), which selects the basic or the extended exception frame. FPCA is cleared
- * first; in svc_fp an FP instruction then sets it, as in any code that uses the FPU. */
+ * first; in svc_fp an FP instruction then sets it, as in any code that uses the FPU. With lazy
+ * stacking (FPCCR.LSPEN, the reset value) the handler, which does not use the FPU, never
+ * stacks the FP registers; svc_fp_eager clears LSPEN so that every entry stacks them. */
 #define CLEAR_FPCA "mrs r4, control\n\tbic r4, r4, #4\n\tmsr control, r4\n\tisb"
 KERNEL(k_svc, CLEAR_FPCA, REPT(10, "svc 0"))
 KERNEL(k_svc_fp, CLEAR_FPCA "\n\tvmov.f32 s0, #1.0", REPT(10, "svc 0"))
+KERNEL(k_svc_fp_eager_body, CLEAR_FPCA "\n\tvmov.f32 s0, #1.0", REPT(10, "svc 0"))
+static uint32_t k_svc_fp_eager(uint32_t* p) {
+    volatile uint32_t* fpccr = (volatile uint32_t*)0xE000EF34u;
+    const uint32_t saved = *fpccr;
+    *fpccr = saved & ~(1u << 30); /* LSPEN = 0 */
+    __asm volatile("dsb\n\tisb" ::: "memory");
+    const uint32_t c = k_svc_fp_eager_body(p);
+    *fpccr = saved;
+    return c;
+}
 
 /* Both counter reads inside one basic block (no branch between them), 50 ADDs apart. */
 static uint32_t k_dwt_same_block(uint32_t* p) {
@@ -156,6 +168,7 @@ static const Kernel kKernels[] = {
     {"it_sdiv", "insn", 100, k_it_sdiv},
     {"svc", "exc", 10, k_svc},
     {"svc_fp", "exc", 10, k_svc_fp},
+    {"svc_fp_eager", "exc", 10, k_svc_fp_eager},
     {"dwt_same_block", "raw", 50, k_dwt_same_block},
 };
 

@@ -111,8 +111,9 @@ std::map<std::string, int64_t> model_cycles(const CoreCosts& c) {
         {"tbb", 100 * (2 + P)},
         {"it_add", 50 * (1 + 1)},
         {"it_sdiv", 50 * (1 + D)},  // condition-failed instructions costed as executed
-        {"svc", 10 * (1 + c.entry + 1 + c.ret)},  // SVC, entry, BX LR, return
-        {"svc_fp", 10 * (1 + c.entry + c.fp_extra + 1 + c.ret)},
+        {"svc", 10 * (1 + c.entry + 1 + c.ret)},     // SVC, entry, BX LR, return
+        {"svc_fp", 10 * (1 + c.entry + 1 + c.ret)},  // lazy: the handler does not use the FPU
+        {"svc_fp_eager", 10 * (1 + c.entry + c.fp_extra + 1 + c.ret)},
         {"dwt_same_block", 0},  // the whole block is charged before either read
     };
 }
@@ -166,9 +167,12 @@ const TrmBound kTrm[] = {
     {"svc", 24, 24, 0, 0,
      "SVC 1 + entry 12 (12-cycle interrupt latency) + BX LR 1 + return 10 (CoreParams: "
      "assumed)"},
-    {"svc_fp", 24, 41, 0, 0,
-     "as svc; extended frame: +0 with lazy stacking (FPCCR.LSPEN, reset default), +17 "
-     "without (one cycle per extra stacked word)"},
+    {"svc_fp", 24, 24, 0, 0,
+     "as svc; extended frame with lazy stacking (FPCCR.LSPEN, reset default): +0 when the "
+     "handler does not use the FPU"},
+    {"svc_fp_eager", 41, 41, 0, 0,
+     "as svc; extended frame without lazy stacking: +17 (assumed: one cycle per extra stacked "
+     "word, S0-S15 and FPSCR)"},
     {"dwt_same_block", 1.0, 1.04, -1.04, 0,
      "50 ADD + LDR between the reads; model: a block's cycles are charged before it runs, so "
      "MMIO in a block sees the block's end time (documented: error <= one block)"},
