@@ -36,7 +36,8 @@ struct Value {
 
 Shape dims_of(const onnx::TensorProto& t) { return Shape(t.dims().begin(), t.dims().end()); }
 
-// Bytes per element of the tensor types the front end reads (0: not read as data).
+// Bytes per element of the tensor types the front end reads (1 for the others: their size is
+// checked as if they were int8, and they are refused when read).
 int64_t element_bytes(int32_t data_type) {
     switch (data_type) {
         case onnx::TensorProto::INT8:
