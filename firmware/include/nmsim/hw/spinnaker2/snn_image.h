@@ -70,6 +70,11 @@
 #define S2_SNN_KEY_INDEX_MASK 0x000000FFu
 #define S2_SNN_KEY_VERTEX_MASK 0xFFFFFF00u /* the mask of one vertex's keys */
 #define S2_SNN_MAX_NEURONS_PER_PE 256u     /* the 8-bit index (sPyNNaker and seed 001 use 255) */
+/* Start of the run: the host multicasts this key to every PE of the network at once (the router
+ * entry for it routes to all of them); each PE starts its tick timer when it receives it, so all
+ * ticks begin within the spread of the router's delivery times. Vertex 0xFFFFFF is never
+ * assigned. */
+#define S2_SNN_START_KEY 0xFFFFFFFFu
 
 /* s2_snn_image_t.kind */
 #define S2_SNN_KIND_NEURON 1u /* LIF neurons: synaptic processing + neuron update */
@@ -109,8 +114,10 @@ typedef struct {
     uint32_t params; /* SRAM address of s2_snn_lif_params_t */
     uint32_t state;  /* SRAM address of s2_snn_neuron_state_t[n_neurons] */
     /* neuron PE: recording; one record of record_words words per tick:
-     *   [0] tick, then if S2_SNN_FLAG_RECORD_SPIKES ceil(n_neurons / 32) words of spike bits
-     *   (neuron i: word 1 + i / 32, bit i % 32), then n_record_v membrane values (int32 Q16.16,
+     *   [0] tick, [1] busy cycles of tick t - 1 (its neuron update, recording and synaptic
+     *   processing; 0 at t = 0), [2] synapse words processed as tick t - 1's
+     *   (S2_SNN_RECORD_HEADER_WORDS), then if S2_SNN_FLAG_RECORD_SPIKES ceil(n_neurons / 32) words of spike bits
+     *   (neuron i: word S2_SNN_RECORD_HEADER_WORDS + i / 32, bit i % 32), then n_record_v membrane values (int32 Q16.16,
      *   the state v at the end of the tick, neurons record_v_index[k] in order).
      * Tick t's record goes to record_dram + t * record_words * 4 (a global DRAM address). */
     uint32_t record_words; /* 0: nothing recorded */
@@ -125,6 +132,8 @@ typedef struct {
     uint32_t n_spikes;
     uint32_t reserved[6];
 } s2_snn_image_t;
+
+#define S2_SNN_RECORD_HEADER_WORDS 3u /* tick, busy cycles and synapse words of the tick before */
 
 /* Counters, zero in the image; the firmware updates them, the host reads them back. */
 typedef struct {
