@@ -29,7 +29,7 @@
 extern char _end[]; /* first byte past the firmware (link.ld) */
 
 static s2_snn_image_t *const g_img = (s2_snn_image_t *)(uintptr_t)S2_SNN_IMAGE_BASE;
-static s2_snn_counters_t *g_ctr;
+static s2_snn_counters_t *volatile g_ctr; /* set at the start key, once the image is valid */
 
 /* Input spike buffer: written by the packet handler, read by the main loop. Sequence numbers
  * count keys from the start; slot = sequence & g_buf_mask. */
@@ -47,9 +47,18 @@ static volatile uint32_t g_event_cycles[EVENT_RING];
  * the keys processed as its own, including those left for the next tick's step 0). */
 static uint32_t g_busy_cycles, g_tick_syn_events;
 
-static void start_ticks(void) {
-    s2_timer_start_periodic(TICK_TIMER, g_img->tick_cycles - 1u, S2_TIMER_DIV1, 1);
+static int image_ok(void);
+
+/* The host has written the image by now: take its buffers and start the tick timer. */
+static void start(void) {
     g_started = 1u;
+    if (!image_ok()) return;
+    g_ctr = (s2_snn_counters_t *)(uintptr_t)g_img->counters;
+    if (g_img->kind == S2_SNN_KIND_NEURON) {
+        g_buf = (uint32_t *)(uintptr_t)g_img->spike_buffer;
+        g_buf_mask = g_img->spike_buffer_entries - 1u;
+    }
+    s2_timer_start_periodic(TICK_TIMER, g_img->tick_cycles - 1u, S2_TIMER_DIV1, 1);
 }
 
 void COMMS_IRQHandler(void) {
@@ -57,9 +66,10 @@ void COMMS_IRQHandler(void) {
     while (s2_mc_rx_pending()) {
         (void)s2_mc_receive(&key, &payload);
         if (key == S2_SNN_START_KEY) {
-            if (!g_started) start_ticks();
+            if (!g_started) start();
             continue;
         }
+        if (!g_ctr) continue; /* not started: no image to count in */
         g_ctr->packets++;
         const uint32_t seq = g_rx_seq;
         if (g_buf_mask == 0u || seq - g_read_seq > g_buf_mask) {
@@ -291,24 +301,23 @@ static int image_ok(void) {
 static void wait_event(uint32_t k) { (void)s2_sleep_until(&g_events, k); }
 
 int main(void) {
-    g_ctr = (s2_snn_counters_t *)(uintptr_t)g_img->counters;
-    if (!image_ok()) {
-        if (g_img->magic == S2_SNN_IMAGE_MAGIC) fail(S2_SNN_ERR_IMAGE);
-        s2_exit(1);
-    }
-    const int neuron = g_img->kind == S2_SNN_KIND_NEURON;
-    if (neuron) {
-        g_buf = (uint32_t *)(uintptr_t)g_img->spike_buffer;
-        g_buf_mask = g_img->spike_buffer_entries - 1u;
-    }
     s2_cycles_start();
     s2_irq_priority(S2_IRQ_COMMS_RX, PRIO_PACKET);
     s2_irq_priority(S2_IRQ_TIMER0 + TICK_TIMER, PRIO_TIMER);
     s2_irq_enable(S2_IRQ_COMMS_RX);
     s2_irq_enable(S2_IRQ_TIMER0 + TICK_TIMER);
     s2_enable_interrupts();
+    /* the host loads the image, then multicasts the start key */
     (void)s2_sleep_until(&g_started, 1u);
-
+    if (!g_ctr) {
+        if (g_img->magic == S2_SNN_IMAGE_MAGIC && g_img->counters >= S2_SNN_IMAGE_BASE &&
+            g_img->counters < S2_SNN_IMAGE_LIMIT) {
+            g_ctr = (s2_snn_counters_t *)(uintptr_t)g_img->counters;
+            fail(S2_SNN_ERR_IMAGE);
+        }
+        s2_exit(1);
+    }
+    const int neuron = g_img->kind == S2_SNN_KIND_NEURON;
     const uint32_t n_ticks = g_img->n_ticks;
     uint32_t prev_busy = 0u, prev_events = 0u;
     int late = 0; /* the previous tick's neuron update ended after this tick's timer event */
