@@ -52,9 +52,10 @@ struct CompileOptions {
     double core_clock_hz = 150e6;         // PE clock (platform pl0_freq) for the tick period
     // Global PE indices the network may use, in placement order; empty: 0 .. 151.
     std::vector<uint32_t> pes;
-    uint32_t dram_base = S2_EXT_BASE;    // global DRAM address of the records and spike lists
-    uint32_t dram_size = 0x40000000u;    // bytes from dram_base the compiler may fill
-    uint32_t max_router_entries = 1024;  // after compression (assumed: SpiNNaker1's router size)
+    uint32_t dram_base = S2_EXT_BASE;  // global DRAM address of the records and spike lists
+    uint32_t dram_size = 0x40000000u;  // bytes from dram_base the compiler may fill
+    // Router entries after compression: the SpiNNaker2 router's 16,384 (hardware_facts.md A5).
+    uint32_t max_router_entries = 16384;
     // false: sources get keys and routes but no PE (their spikes are injected into the router);
     // for the PE count analysis (gesture_pe_counts) and hosts that inject spikes.
     bool sources_on_pes = true;

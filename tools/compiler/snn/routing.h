@@ -10,7 +10,8 @@ namespace nmsim::compiler::snn {
 
 // One entry of the chip's multicast table: a packet with key k takes this entry if
 // (k & mask) == key (the first such entry of the table); it is copied to every PE in `pes`
-// (global PE indices, ascending) and out of every chip link set in `links` (bit i = link i).
+// (global PE indices, ascending) and out of every chip link set in `links` (bit i = link i of
+// the router's 6 chip-to-chip links, hardware_facts.md A5; the compiler, for one chip, sets 0).
 // The snn workload converts it to the router model's type.
 struct RouterEntry {
     uint32_t key = 0;
