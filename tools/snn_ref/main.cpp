@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     uint32_t ticks = 1000;
     bool use_float = false, gesture = false;
     app.add_option("network", path, "network YAML file (docs/snn_compiler.md)");
-    app.add_option("--ticks", ticks, "ticks to run")->check(CLI::Range(1u, 0x7FFFFFFFu));
+    app.add_option("--ticks", ticks, "ticks to run")->check(CLI::Range(1u, snn::kMaxTicks));
     app.add_option("--print", what,
                    "spikes | voltages (the reference), sources (the source spike trains), "
                    "synapses (the expanded connectors), routes, table1 (the compilation)")

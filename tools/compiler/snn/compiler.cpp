@@ -140,19 +140,17 @@ NeuronPeSpec neuron_spec(const Network& net, const CompileOptions& opt, const Ma
     return s;
 }
 
-// Keys a source vertex sends, per tick.
-std::vector<std::vector<uint32_t>> source_keys(const SpikeTrains& trains, const MachineVertex& v,
-                                               uint32_t n_ticks) {
-    std::vector<std::vector<uint32_t>> keys(n_ticks);
+// The spike list of a source vertex: keys by tick (ascending index within a tick).
+void source_list(const SpikeTrains& trains, const MachineVertex& v, uint32_t n_ticks,
+                 SourcePeSpec& s) {
+    s.tick_index.assign(uint64_t{n_ticks} + 1, 0);
     for (uint32_t i = 0; i < v.n; ++i)
-        for (uint32_t t : trains[v.app][v.lo + i]) keys[t].push_back(v.key() | i);
-    return keys;  // ascending index within each tick: neurons visited in order
-}
-
-uint64_t spike_count(const SpikeTrains& trains, const MachineVertex& v) {
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < v.n; ++i) n += trains[v.app][v.lo + i].size();
-    return n;
+        for (uint32_t t : trains[v.app][v.lo + i]) ++s.tick_index[t + 1];
+    for (uint32_t t = 0; t < n_ticks; ++t) s.tick_index[t + 1] += s.tick_index[t];
+    s.keys.assign(s.tick_index.back(), 0);
+    std::vector<uint32_t> next(s.tick_index.begin(), s.tick_index.end() - 1);
+    for (uint32_t i = 0; i < v.n; ++i)  // neurons in order: keys ascend within each tick
+        for (uint32_t t : trains[v.app][v.lo + i]) s.keys[next[t]++] = v.key() | i;
 }
 
 PeReport neuron_report(const Network& net, const CompileOptions& opt, const MachineVertex& v,
@@ -227,7 +225,7 @@ std::string range_text(const MachineVertex& v) {
 
 void check_options(const CompileOptions& o) {
     auto bad = [](const std::string& m) { throw std::invalid_argument("snn compile: " + m); };
-    if (o.n_ticks < 1 || o.n_ticks > 0x7FFFFFFFu) bad("n_ticks outside 1..2^31-1");
+    if (o.n_ticks < 1 || o.n_ticks > kMaxTicks) bad("n_ticks outside 1..2^24");
     if (o.max_neurons_per_pe < 1 || o.max_neurons_per_pe > S2_SNN_MAX_NEURONS_PER_PE)
         bad("max_neurons_per_pe outside 1..256");
     if (o.max_matrix_split < 1) bad("max_matrix_split must be >= 1");
@@ -372,11 +370,12 @@ Compiled compile(const Network& net, const CompileOptions& opt) {
         for (uint32_t p = 0; p < net.populations.size(); ++p) {
             for (uint32_t id : c.graph.population_vertices[p]) {
                 const MachineVertex& v = c.graph.vertices[id];
-                const NeuronPeSpec s = neuron_spec(net, opt, v, blocks[id]);
+                NeuronPeSpec s = neuron_spec(net, opt, v, std::move(blocks[id]));
                 const uint32_t size = neuron_layout(neuron_counts(s)).size;
                 const bool too_long = std::any_of(s.blocks.begin(), s.blocks.end(), [](auto& b) {
                     return b.stride() >= (1u << S2_SNN_ADDR_STRIDE_WIDTH);
                 });
+                blocks[id] = std::move(s.blocks);
                 if (size <= budget && !too_long) continue;
                 const uint32_t parts =
                     population_parts(net.populations[p].size, opt.max_neurons_per_pe, split[p]);
@@ -468,8 +467,8 @@ Compiled compile(const Network& net, const CompileOptions& opt) {
             s.n_ticks = opt.n_ticks;
             s.tick_cycles = c.tick_cycles;
             s.timestep_ns = c.timestep_ns;
-            s.keys_by_tick = source_keys(c.trains, v, opt.n_ticks);
-            const uint64_t n_spikes = spike_count(c.trains, v);
+            source_list(c.trains, v, opt.n_ticks, s);
+            const uint64_t n_spikes = s.keys.size();
             const bool fits =
                 n_spikes < 0x40000000ull &&
                 source_layout(opt.n_ticks, static_cast<uint32_t>(n_spikes), true).size <= budget;

@@ -41,9 +41,12 @@ private:
 };
 
 constexpr uint32_t kNoPe = 0xFFFFFFFFu;
+// The longest run: 2^24 ticks (4.7 hours of 1 ms ticks); spike tick indices and records grow
+// with it (4 B per tick and source PE, record_words x 4 B per tick and neuron PE).
+constexpr uint32_t kMaxTicks = 1u << 24;
 
 struct CompileOptions {
-    uint32_t n_ticks = 1000;            // ticks to run, 1 .. 2^31 - 1
+    uint32_t n_ticks = 1000;            // ticks to run, 1 .. kMaxTicks
     uint32_t max_neurons_per_pe = 255;  // seed 001 sec. III / sPyNNaker; 1 .. 256
     uint32_t max_matrix_split = 4;      // seed 001 sec. IV-A: "2-4 adjacent PEs"; >= 1
     // The seed's DTCM (sec. IV-A: 96 kB): image + stack + args block; 8 KiB .. S2_SNN_DTCM_BYTES.

@@ -199,21 +199,17 @@ PeImage build_neuron_image(const NeuronPeSpec& s) {
 }
 
 std::vector<uint8_t> source_spike_list(const SourcePeSpec& s) {
-    size_t n_spikes = 0;
-    for (const auto& k : s.keys_by_tick) n_spikes += k.size();
-    std::vector<uint8_t> b(4 * (s.n_ticks + 1 + n_spikes), 0);
-    uint32_t at = 0;
-    for (uint32_t t = 0; t <= s.n_ticks; ++t) {
-        put32(b, 4 * t, at);
-        if (t < s.n_ticks && t < s.keys_by_tick.size())
-            for (uint32_t key : s.keys_by_tick[t]) put32(b, 4 * (s.n_ticks + 1 + at++), key);
-    }
+    std::vector<uint8_t> b(4 * (s.tick_index.size() + s.keys.size()));
+    if (!s.tick_index.empty()) std::memcpy(b.data(), s.tick_index.data(), 4 * s.tick_index.size());
+    if (!s.keys.empty())
+        std::memcpy(b.data() + 4 * s.tick_index.size(), s.keys.data(), 4 * s.keys.size());
     return b;
 }
 
 PeImage build_source_image(const SourcePeSpec& s) {
-    uint32_t n_spikes = 0;
-    for (const auto& k : s.keys_by_tick) n_spikes += static_cast<uint32_t>(k.size());
+    if (s.tick_index.size() != uint64_t{s.n_ticks} + 1 || s.tick_index.back() != s.keys.size())
+        throw std::invalid_argument("build_source_image: tick_index does not span the keys");
+    const uint32_t n_spikes = static_cast<uint32_t>(s.keys.size());
     const bool in_sram = s.dram_addr == 0;
     const PeLayout l = source_layout(s.n_ticks, n_spikes, in_sram);
     if (l.size > S2_SNN_MAX_IMAGE_BYTES)
@@ -228,11 +224,10 @@ PeImage build_source_image(const SourcePeSpec& s) {
     if (in_sram) {
         h.spike_tick_index = addr(l.spike_tick_index);
         h.spike_keys = addr(l.spike_keys);
-        const std::vector<uint8_t> list = source_spike_list(s);
-        const uint32_t index_bytes = 4 * (s.n_ticks + 1);
-        std::memcpy(img.bytes.data() + l.spike_tick_index, list.data(), index_bytes);
+        std::memcpy(img.bytes.data() + l.spike_tick_index, s.tick_index.data(),
+                    4 * s.tick_index.size());
         if (n_spikes != 0)
-            std::memcpy(img.bytes.data() + l.spike_keys, list.data() + index_bytes, 4 * n_spikes);
+            std::memcpy(img.bytes.data() + l.spike_keys, s.keys.data(), 4 * s.keys.size());
     } else {
         h.flags = S2_SNN_FLAG_SPIKES_IN_DRAM;
         h.spike_tick_index = s.dram_addr;

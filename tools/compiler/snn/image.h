@@ -66,8 +66,10 @@ PeImage build_neuron_image(const NeuronPeSpec& s);
 struct SourcePeSpec {
     uint32_t vertex = 0, pe = 0, n_neurons = 0, n_ticks = 0;
     uint32_t tick_cycles = 0, timestep_ns = 0;
-    // Per tick: the keys sent (key_base | index, ascending index).
-    std::vector<std::vector<uint32_t>> keys_by_tick;
+    // The spike list: the keys of tick t are keys[tick_index[t] .. tick_index[t + 1] - 1]
+    // (key_base | index, ascending within a tick); tick_index has n_ticks + 1 entries.
+    std::vector<uint32_t> tick_index;
+    std::vector<uint32_t> keys;
     uint32_t dram_addr = 0;  // 0: the list is in SRAM; else its global DRAM address
 };
 // The spike list as stored: uint32 tick index[n_ticks + 1], then the keys.

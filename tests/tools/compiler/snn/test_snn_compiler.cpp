@@ -119,6 +119,28 @@ TEST(SnnCompiler, PlacementFollowsThePeListAndInjectedSourcesTakeNone) {
     EXPECT_THROW(compile(net, opt), std::invalid_argument);
 }
 
+TEST(SnnCompiler, OptionsAreChecked) {
+    Network net;
+    net.populations.push_back(pop("a", 3));
+    auto rejects = [&](auto change) {
+        CompileOptions opt;
+        change(opt);
+        EXPECT_THROW(compile(net, opt), std::invalid_argument);
+    };
+    rejects([](CompileOptions& o) { o.n_ticks = 0; });
+    rejects([](CompileOptions& o) { o.n_ticks = kMaxTicks + 1; });
+    rejects([](CompileOptions& o) { o.max_neurons_per_pe = 257; });
+    rejects([](CompileOptions& o) { o.dtcm_bytes = S2_SNN_DTCM_BYTES + 4; });
+    rejects([](CompileOptions& o) { o.spike_buffer_entries = 100; });
+    rejects([](CompileOptions& o) { o.pes = {152}; });
+    rejects([](CompileOptions& o) { o.dram_base = 0x1000; });
+    // A smaller DTCM is a smaller budget.
+    CompileOptions opt;
+    opt.n_ticks = 1;
+    opt.dtcm_bytes = 16384;
+    EXPECT_EQ(compile(net, opt).table1[0].budget_bytes, 16384u);
+}
+
 TEST(SnnCompiler, TooFewPesNamesTheNumbers) {
     Network net;
     net.populations.push_back(pop("big", 152 * 255));
