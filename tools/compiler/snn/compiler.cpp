@@ -20,9 +20,7 @@ constexpr uint32_t kArgsBytes = S2_SRAM_SIZE - S2_ARGS_BASE;
 constexpr uint32_t kReserveBytes = S2_SNN_STACK_BYTES + kArgsBytes;
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
-uint32_t align16(uint64_t v) {
-    return static_cast<uint32_t>((v + S2_SNN_ALIGN - 1) & ~uint64_t{S2_SNN_ALIGN - 1});
-}
+uint64_t align16(uint64_t v) { return (v + S2_SNN_ALIGN - 1) & ~uint64_t{S2_SNN_ALIGN - 1}; }
 uint32_t next_pow2(uint32_t v) {
     uint32_t p = 1;
     while (p < v) p <<= 1;
@@ -392,11 +390,20 @@ Compiled compile(const Network& net, const CompileOptions& opt) {
         if (failed != nullptr) {
             const MachineVertex& v = *failed;
             const Population& pop = net.populations[v.app];
+            const std::string where = pop.where.str().empty() ? file : pop.where.str();
+            uint32_t stride = 0;
+            for (const SynBlock& b : blocks[v.id]) stride = std::max(stride, b.stride());
+            if (stride >= (1u << S2_SNN_ADDR_STRIDE_WIDTH))
+                throw CompileError(where + ": population '" + pop.name + "': " + range_text(v) +
+                                       ": a synaptic row of " + std::to_string(stride) +
+                                       " words exceeds the address word's stride limit of " +
+                                       std::to_string((1u << S2_SNN_ADDR_STRIDE_WIDTH) - 1),
+                                   pop.name, "synaptic row", stride,
+                                   (1u << S2_SNN_ADDR_STRIDE_WIDTH) - 1);
             const PeReport r = neuron_report(net, opt, v, neuron_spec(net, opt, v, blocks[v.id]));
             const TableIItem* big = &r.items[0];
             for (const TableIItem& it : r.items)
                 if (it.actual_bytes > big->actual_bytes) big = &it;
-            const std::string where = pop.where.str().empty() ? file : pop.where.str();
             throw CompileError(
                 where + ": population '" + pop.name + "': " + range_text(v) + " need " +
                     std::to_string(r.actual_total) + " B of DTCM, the budget is " +

@@ -193,6 +193,25 @@ TEST(SnnCompiler, DenseMatrixIsSplitOverAdjacentPes) {
     EXPECT_NE(msg.find("split over 2 PEs (max_matrix_split 2)"), std::string::npos) << msg;
 }
 
+TEST(SnnCompiler, RowLongerThanTheStrideFieldIsAnError) {
+    // One source neuron with 16,400 synapses onto one neuron (a list may repeat a pair): the
+    // row fits the DTCM (66 kB) but not the 14-bit stride of the address word.
+    Network net;
+    net.sources.push_back(poisson("in", 1, 1));
+    net.populations.push_back(pop("one", 1));
+    Projection p;
+    p.name = "p";
+    p.pre = {true, 0};
+    p.synapses.assign(16400, {0, 0, 1, 1, SynapseType::excitatory});
+    net.projections.push_back(p);
+    CompileOptions opt;
+    opt.n_ticks = 2;
+    const CompileError e = compile_error([&] { compile(net, opt); });
+    EXPECT_EQ(e.structure(), "synaptic row");
+    EXPECT_EQ(e.needed(), 16401u);
+    EXPECT_EQ(e.available(), 16383u);
+}
+
 TEST(SnnCompiler, DtcmErrorNamesTheFileLine) {
     Network net;
     net.file = "net.yaml";
