@@ -182,7 +182,12 @@ static inline uint32_t s2_snn_mpt_count(uint32_t target) {
 }
 
 /* Address-list word: one block of the synaptic matrix (one source vertex, one projection).
- * The row of source neuron i starts at word syn_matrix + 4 * (offset + i * stride). */
+ * The row of source neuron i starts at byte syn_matrix + 4 * (offset + i * stride). The blocks
+ * follow each other in address-list order without gaps, and the address-list ranges of the
+ * master population table entries follow each other too; a block's row count (one row per
+ * neuron of its source vertex) is the distance to the next block's offset (or to
+ * syn_matrix_words) divided by its stride. The firmware needs no row count: a vertex sends keys
+ * of its own neurons only. */
 #define S2_SNN_ADDR_OFFSET_SHIFT 0u /* block start in words from syn_matrix */
 #define S2_SNN_ADDR_OFFSET_WIDTH 18u
 #define S2_SNN_ADDR_STRIDE_SHIFT 18u /* words per row, count word included (>= 1) */
