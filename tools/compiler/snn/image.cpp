@@ -97,9 +97,10 @@ uint32_t SynBlock::stride() const {
     return static_cast<uint32_t>(1 + longest);
 }
 
+// Every neuron PE records its per-tick load (the record header), whatever else it records.
 uint32_t record_words(uint32_t n_neurons, bool record_spikes, uint32_t n_record_v) {
-    if (!record_spikes && n_record_v == 0) return 0;
-    return 1u + (record_spikes ? (n_neurons + 31u) / 32u : 0u) + n_record_v;
+    return S2_SNN_RECORD_HEADER_WORDS + (record_spikes ? (n_neurons + 31u) / 32u : 0u) +
+           n_record_v;
 }
 
 NeuronCounts neuron_counts(const NeuronPeSpec& s) {

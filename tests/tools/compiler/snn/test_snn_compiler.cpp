@@ -365,18 +365,19 @@ TEST(SnnCompiler, TickPeriodAndDramRegions) {
     for (const auto& t : c.trains[0]) n += t.size();
     EXPECT_EQ(src.header.n_spikes, n);
     EXPECT_EQ(c.dram[0].size, 4 * (1001 + n));
-    // Population a records tick, 2 words of spike bits and 2 voltages per tick.
+    // Population a records the tick header (tick, busy cycles, synapse words), 2 words of spike
+    // bits and 2 voltages per tick; population b (nothing asked) the header only.
     const DramRegion* rec = c.record_region(1);
     ASSERT_NE(rec, nullptr);
     EXPECT_EQ(rec->addr % 16, 0u);
     EXPECT_GE(rec->addr, c.dram[0].addr + c.dram[0].size);
-    EXPECT_EQ(rec->size, 1000u * 5 * 4);
+    EXPECT_EQ(rec->size, 1000u * 7 * 4);
     const DecodedPe a = decode_pe_image(c.images[1]);
     EXPECT_EQ(a.header.record_dram, rec->addr);
-    EXPECT_EQ(a.header.record_words, 5u);
+    EXPECT_EQ(a.header.record_words, 7u);
     EXPECT_EQ(a.record_v_index, (std::vector<uint32_t>{3, 39}));
-    EXPECT_EQ(c.record_region(2), nullptr);
-    EXPECT_EQ(decode_pe_image(c.images[2]).header.record_dram, 0u);
+    ASSERT_NE(c.record_region(2), nullptr);
+    EXPECT_EQ(decode_pe_image(c.images[2]).header.record_words, S2_SNN_RECORD_HEADER_WORDS);
     // Not enough DRAM.
     opt.dram_size = 4096;
     EXPECT_EQ(compile_error([&] { compile(net, opt); }).structure(), "DRAM");
