@@ -26,6 +26,7 @@ const bool kRegd = nmsim::register_reg_table("s2.router", kRegs, std::size(kRegs
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 constexpr uint32_t kCacheLines = 4096;  // power of two
 constexpr uint32_t kMaxSenders = 256;
+constexpr uint32_t kMaxEngines = 16;  // SpikeRouterParams::n_engines range
 
 uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 
@@ -74,6 +75,7 @@ SpikeRouter::SpikeRouter(sc_core::sc_module_name name, const SpikeRouterParams& 
         throw std::invalid_argument(me +
                                     ": clock, output_rate and link_bandwidth must be positive");
     if (p.n_entries < 1 || p.n_entries > S2_ROUTER_MAX_ENTRIES || p.n_engines < 1 ||
+        p.n_engines > kMaxEngines ||
         p.pipeline_stages < 1 || p.input_queue_depth < 1 || p.wait_time.ps < 0)
         throw std::invalid_argument(me +
                                     ": n_entries must be in 1..16384 and n_engines, "
@@ -407,6 +409,7 @@ void SpikeRouter::step() {
     // 1. Arrivals whose time has come join the input queue.
     while (!m_arrivals.empty() && m_arrivals.front().t <= now) {
         std::pop_heap(m_arrivals.begin(), m_arrivals.end(), later);
+        m_arrivals.back().pkt.order = m_order++;
         m_queue[(m_q_head + m_q_count) % m_p.input_queue_depth] = m_arrivals.back().pkt;
         m_arrivals.pop_back();
         ++m_q_count;
@@ -417,13 +420,20 @@ void SpikeRouter::step() {
     bool freed = false;
     for (bool progress = true; progress;) {
         progress = false;
-        for (Engine& e : m_engines) {
-            while (e.count > 0) {
-                const Slot& h = e.ring[e.head];
-                if (h.t_ready > now || e.blocked_until > now) break;
-                if (!output(e, now)) break;
-                progress = true;
-            }
+        // Ready heads in arrival order, so that the oldest packet gets a freed credit or the
+        // port first; after a head has left, its engine's next packet competes again.
+        for (bool left = true; left;) {
+            left = false;
+            Engine* ready[kMaxEngines];
+            uint32_t n = 0;
+            for (Engine& e : m_engines)
+                if (e.count > 0 && e.ring[e.head].t_ready <= now && e.blocked_until <= now)
+                    ready[n++] = &e;
+            std::sort(ready, ready + n, [](const Engine* a, const Engine* b) {
+                return a->ring[a->head].pkt.order < b->ring[b->head].pkt.order;
+            });
+            for (uint32_t i = 0; i < n && !left; ++i) left = output(*ready[i], now);
+            progress |= left;
         }
         while (m_q_count > 0) {
             Engine* best = nullptr;

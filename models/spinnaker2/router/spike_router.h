@@ -165,6 +165,7 @@ private:
     struct Pkt {
         uint32_t key = 0, payload = 0;
         uint64_t t_arrive = 0;
+        uint64_t order = 0;  // arrival order at the input queue (older packets go first)
         uint16_t source = 0;  // mc_packet.h SOURCE
         bool has_payload = false;
     };
@@ -226,6 +227,7 @@ private:
     uint64_t m_seq = 0;
     std::vector<Pkt> m_queue;
     uint32_t m_q_head = 0, m_q_count = 0, m_reserved = 0;
+    uint64_t m_order = 0;
     std::vector<McSenderIf*> m_waiters;  // ring of senders waiting for a slot
     uint32_t m_w_head = 0, m_w_count = 0;
     bool m_injector_waiting = false;
