@@ -52,7 +52,7 @@ def main():
         f.write("sources:\n  - {name: dvs, size: 2048, rate: 10}\n")
         f.write("populations:\n"
                 "  - {name: hidden, size: 20, tau_m: 20, v_th: 64, record_v: [0]}\n"
-                "  - {name: output, size: 4, tau_m: 20, v_th: 32}\n")
+                "  - {name: output, size: 4, tau_m: 20, v_th: 160}\n")
         f.write("projections:\n")
         f.write(projection("dvs_hidden", "dvs", "hidden", l1))
         f.write(projection("hidden_output", "hidden", "output", l2))

@@ -65,8 +65,7 @@ Compiled compile(const SnnWorkload& w, const spinnaker2::ChipParams& p) {
         err.add("first_pe", "pe" + std::to_string(w.first_pe) + " does not exist: the chip has " +
                                 std::to_string(n_pes) +
                                 " PEs (qpe_count = " + std::to_string(p.qpe_count) + ")");
-    if (w.ticks > std::numeric_limits<int32_t>::max())
-        err.add("ticks", "at most 2147483647 ticks");
+    if (w.ticks > std::numeric_limits<int32_t>::max()) err.add("ticks", "at most 2147483647 ticks");
     std::vector<uint32_t> levels;
     try {
         levels = spinnaker2::parse_perf_levels(p.perf_levels, n_pes, p.pe.perf_level);
@@ -76,10 +75,9 @@ Compiled compile(const SnnWorkload& w, const spinnaker2::ChipParams& p) {
     try {
         C.elf = std::make_unique<arm::ElfImage>(arm::ElfImage::load(w.firmware_path));
         if (C.elf->end_of_image() > S2_SNN_IMAGE_BASE)
-            err.add("firmware", w.firmware_path + " ends at 0x" +
-                                    hex(C.elf->end_of_image()) +
-                                    ", inside the SNN image at 0x" +
-                                    hex(S2_SNN_IMAGE_BASE) + " (snn_image.h)");
+            err.add("firmware", w.firmware_path + " ends at 0x" + hex(C.elf->end_of_image()) +
+                                    ", inside the SNN image at 0x" + hex(S2_SNN_IMAGE_BASE) +
+                                    " (snn_image.h)");
     } catch (const std::exception& e) {
         err.add("firmware", e.what());
     }

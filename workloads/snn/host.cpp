@@ -174,11 +174,16 @@ void SnnHost::collect(run::RunContext& ctx) {
     m_sum.router_delivered = rc.delivered;
     m_sum.router_dropped = rc.dropped_no_route + rc.dropped_timeout + rc.dropped_input;
     m_chip->write_summaries();
-    for (const auto& row : m_meter.rows())
-        if (row.phase == "run") m_sum.energy_uj += row.energy_j * 1e6;
-    if (m_sum.synaptic_events)
-        m_sum.energy_per_syn_event_nj =
-            m_sum.energy_uj * 1e3 / static_cast<double>(m_sum.synaptic_events);
+    for (const auto& row : m_meter.rows()) {
+        if (row.phase != "run") continue;
+        m_sum.energy_uj += row.energy_j * 1e6;
+        if (!row.is_static) m_sum.dynamic_energy_uj += row.energy_j * 1e6;
+    }
+    if (m_sum.synaptic_events) {
+        const double n = static_cast<double>(m_sum.synaptic_events);
+        m_sum.energy_per_syn_event_nj = m_sum.energy_uj * 1e3 / n;
+        m_sum.dynamic_per_syn_event_nj = m_sum.dynamic_energy_uj * 1e3 / n;
+    }
 }
 
 // Counters of every PE, then the records in DRAM: spikes, per-tick load, voltages.
@@ -238,9 +243,8 @@ void SnnHost::read_records(run::RunContext& ctx) {
         const auto& pop = m_c.net.populations.at(v.app);
         std::vector<reference::SnnVoltageTrace<int32_t>> vt;
         for (uint32_t k = 0; k < h.n_record_v; ++k) {
-            const uint32_t local =
-                reinterpret_cast<const uint32_t*>(img.bytes.data() + (h.record_v_index -
-                                                                      S2_SNN_IMAGE_BASE))[k];
+            const uint32_t local = reinterpret_cast<const uint32_t*>(
+                img.bytes.data() + (h.record_v_index - S2_SNN_IMAGE_BASE))[k];
             vt.push_back({v.app, v.lo + local, {}});
         }
         for (uint64_t t = 0; t < ticks; ++t) {
@@ -257,7 +261,8 @@ void SnnHost::read_records(run::RunContext& ctx) {
                 if ((r[S2_SNN_RECORD_HEADER_WORDS + j / 32] >> (j % 32)) & 1u)
                     m_spikes.push_back({uint32_t(t), v.app, v.lo + j});
             for (uint32_t k = 0; k < h.n_record_v; ++k) {
-                const int32_t val = static_cast<int32_t>(r[S2_SNN_RECORD_HEADER_WORDS + bit_words + k]);
+                const int32_t val =
+                    static_cast<int32_t>(r[S2_SNN_RECORD_HEADER_WORDS + bit_words + k]);
                 vt[k].v.push_back(val);
                 VoltageRecord vr{val, uint32_t(t), v.app, vt[k].neuron};
                 ctx.trace->append(t_v, &vr);
@@ -299,10 +304,10 @@ void SnnHost::check(run::RunContext& ctx) {
     if (!only_ref.empty() || !only_chip.empty()) {
         const bool ref_first =
             !only_ref.empty() && (only_chip.empty() || only_ref.front() < only_chip.front());
-        m_first_mismatch = ref_first ? "the reference spikes " + spike_text(only_ref.front()) +
-                                           ", the chip does not"
-                                     : "the chip spikes " + spike_text(only_chip.front()) +
-                                           ", the reference does not";
+        m_first_mismatch =
+            ref_first
+                ? "the reference spikes " + spike_text(only_ref.front()) + ", the chip does not"
+                : "the chip spikes " + spike_text(only_chip.front()) + ", the reference does not";
     }
     for (const auto& got : m_voltages) {
         for (const auto& exp : ref.voltages) {
@@ -310,8 +315,9 @@ void SnnHost::check(run::RunContext& ctx) {
             for (size_t t = 0; t < got.v.size() && t < exp.v.size(); ++t) {
                 if (got.v[t] == exp.v[t]) continue;
                 if (m_sum.voltage_mismatches++ == 0 && m_first_mismatch.empty())
-                    m_first_mismatch = "membrane of " + m_c.net.populations.at(got.population).name +
-                                       "[" + std::to_string(got.neuron) + "] at tick " +
+                    m_first_mismatch = "membrane of " +
+                                       m_c.net.populations.at(got.population).name + "[" +
+                                       std::to_string(got.neuron) + "] at tick " +
                                        std::to_string(t) + " is " + std::to_string(got.v[t]) +
                                        ", the reference " + std::to_string(exp.v[t]) + " (Q16.16)";
             }
@@ -338,18 +344,27 @@ void SnnHost::write_metrics(run::RunContext& ctx) {
     run::write_metric(w, "snn.load_us", "us", s.load_us);
     run::write_metric(w, "snn.run_us", "us", s.run_us);
     run::write_metric(w, "snn.energy_uJ", "uJ", s.energy_uj);
-    if (s.synaptic_events)
+    run::write_metric(w, "snn.dynamic_energy_uJ", "uJ", s.dynamic_energy_uj);
+    if (s.synaptic_events) {
         run::write_metric(w, "snn.energy_per_synaptic_event_nJ", "nJ", s.energy_per_syn_event_nj);
-    if (s.checked)
-        run::write_metric(w, "snn.spike_mismatches", "1", double(s.mismatched_spikes));
+        run::write_metric(w, "snn.dynamic_energy_per_synaptic_event_nJ", "nJ",
+                          s.dynamic_per_syn_event_nj);
+    }
+    if (s.checked) run::write_metric(w, "snn.spike_mismatches", "1", double(s.mismatched_spikes));
 }
 
+// "(2.4x faster than real time, 0.53 M synaptic events per wall second)": SNN runs are often
+// faster than the chip's real time, which the default note would print as "0x slower".
 std::string SnnHost::wall_note(const run::RunResult& r) const {
-    std::string s = HostProgram::wall_note(r);
-    if (m_sum.synaptic_events && r.wall_seconds > 0)
-        s += " " + fmt(double(m_sum.synaptic_events) / r.wall_seconds / 1e6, 2) +
+    const double sim_s = r.sim_time_us * 1e-6;
+    if (sim_s <= 0 || r.wall_seconds <= 0) return HostProgram::wall_note(r);
+    const double ratio = r.wall_seconds / sim_s;
+    std::string s = "(" + (ratio >= 1 ? fmt(ratio, 1) + "x slower than real time"
+                                      : fmt(1 / ratio, 1) + "x faster than real time");
+    if (m_sum.synaptic_events)
+        s += ", " + fmt(double(m_sum.synaptic_events) / r.wall_seconds / 1e6, 2) +
              " M synaptic events per wall second";
-    return s;
+    return s + ")";
 }
 
 }  // namespace nmsim::workloads::snn

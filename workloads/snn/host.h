@@ -48,10 +48,11 @@ struct SnnSummary {
     double mean_busy_fraction = 0;  // busy cycles over tick cycles, mean over neuron PEs and ticks
     double max_busy_fraction = 0;   // the busiest tick of any PE
     uint64_t router_routed = 0, router_delivered = 0, router_dropped = 0;
-    double load_us = 0;     // host link: images, spike lists and table written, start sent
-    double run_us = 0;      // start key .. last PE done
-    double energy_uj = 0;   // the run phase
-    double energy_per_syn_event_nj = 0;
+    double load_us = 0;            // host link: images, spike lists and table written, start sent
+    double run_us = 0;             // start key .. last PE done
+    double energy_uj = 0;          // the run phase, the whole chip
+    double dynamic_energy_uj = 0;  // of which activity (not power-state time)
+    double energy_per_syn_event_nj = 0, dynamic_per_syn_event_nj = 0;
     bool checked = false;
     uint64_t ref_spikes = 0, mismatched_spikes = 0, voltage_mismatches = 0;
 };

@@ -33,18 +33,24 @@ GraphCounts graph_counts(const Compiled& c) {
 
 void network_lines(const Compiled& c, const SnnWorkload& w, std::ostream& out) {
     const GraphCounts g = graph_counts(c);
-    out << "  network          " << w.network << ": " << c.net.populations.size()
-        << " LIF populations (" << grouped(g.neurons) << " neurons), " << c.net.sources.size()
-        << " sources (" << grouped(g.sources) << "), " << c.net.projections.size()
-        << " projections (" << grouped(c.net.synapse_count()) << " synapses), timestep "
-        << fmt(c.net.timestep_ms, 3) << " ms\n";
+    auto n = [](size_t k, const char* one, const char* many) {
+        return std::to_string(k) + " " + (k == 1 ? one : many);
+    };
+    out << "  network          " << w.network << ": "
+        << n(c.net.populations.size(), "LIF population", "LIF populations") << " ("
+        << grouped(g.neurons) << " neurons), " << n(c.net.sources.size(), "source", "sources")
+        << " (" << grouped(g.sources) << "), "
+        << n(c.net.projections.size(), "projection", "projections") << " ("
+        << grouped(c.net.synapse_count()) << " synapses), timestep " << fmt(c.net.timestep_ms, 3)
+        << " ms\n";
     out << "  machine graph    " << c.pes.size() << " PEs (" << g.neuron_pes << " LIF, "
         << g.source_pes << " spike source), pe" << c.pes.front() << "..pe" << c.pes.back()
         << ", at most " << w.max_neurons_per_pe << " neurons per PE";
     if (w.published_pes)
-        out << "; published: " << w.published_pes
-            << (w.published_source.empty() ? "" : " (" + w.published_source + ")")
-            << ", without the source PEs " << g.neuron_pes;
+        out << "\n                   published: " << w.published_pes
+            << (w.published_source.empty() ? "" : " (" + w.published_source + ")") << "; here "
+            << c.pes.size() << " with the sources on their own PEs, " << g.neuron_pes
+            << " without them (docs/snn.md, \"PE counts\")";
     out << "\n";
     out << "  routing          " << c.c.routes_full.size() << " entries, " << c.c.routes.size()
         << " after key/mask compression (+1 for the start key)\n";
@@ -71,8 +77,8 @@ void SnnHost::report(const run::RunContext& ctx, std::ostream& out) const {
     const double tick_s = m_c.net.timestep_ms * 1e-3;
     network_lines(m_c, *m_w, out);
     out << "  run              " << s.ticks_done << " of " << m_w->ticks << " ticks; load over "
-        << "the host link " << fmt(s.load_us / 1e3, 3) << " ms, run "
-        << fmt(s.run_us / 1e3, 3) << " ms\n";
+        << "the host link " << fmt(s.load_us / 1e3, 3) << " ms, run " << fmt(s.run_us / 1e3, 3)
+        << " ms\n";
     // Spikes and rates per population.
     std::vector<uint64_t> per_pop(m_c.net.populations.size(), 0);
     for (const auto& sp : m_spikes) ++per_pop[sp.population];
@@ -107,8 +113,7 @@ void SnnHost::report(const run::RunContext& ctx, std::ostream& out) const {
         << " % at most; overruns " << s.overruns << "; input buffer overflows "
         << s.buffer_overflows << "; unmatched keys " << s.mpt_misses << "\n";
     out << "  router           " << grouped(s.router_routed) << " packets routed, "
-        << grouped(s.router_delivered) << " copies delivered, " << s.router_dropped
-        << " dropped\n";
+        << grouped(s.router_delivered) << " copies delivered, " << s.router_dropped << " dropped\n";
     out << "  per PE           pe    element           neurons   syn.events  max busy  ovr"
            "   DTCM B  Table I B\n";
     for (const PeResult& r : m_results) {
@@ -125,11 +130,12 @@ void SnnHost::report(const run::RunContext& ctx, std::ostream& out) const {
             << std::setw(5) << r.counters.overruns << std::setw(9) << grouped(rep.actual_total)
             << std::setw(11) << grouped(rep.model_total) << "\n";
     }
-    out << "  energy           " << fmt(s.energy_uj / 1e3, 3) << " mJ over the run";
+    out << "  energy           " << fmt(s.energy_uj / 1e3, 3) << " mJ over the run (whole chip), "
+        << fmt(s.dynamic_energy_uj / 1e3, 3) << " mJ of it dynamic\n";
     if (s.synaptic_events)
-        out << ", " << fmt(s.energy_per_syn_event_nj, 2)
-            << " nJ per synaptic event (all chip energy of the run phase / synaptic events)";
-    out << "\n";
+        out << "  per syn. event   " << fmt(s.energy_per_syn_event_nj, 2) << " nJ all in, "
+            << fmt(s.dynamic_per_syn_event_nj, 2)
+            << " nJ dynamic (run-phase energy / synaptic events)\n";
 }
 
 }  // namespace nmsim::workloads::snn

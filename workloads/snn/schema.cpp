@@ -37,8 +37,8 @@ std::unique_ptr<WorkloadSpec> load_snn(Reader& r, const YNode& n, const std::str
                 d->ticks = *x;
         }
     }
-    if (auto x = r.get_uint(f.get("first_pe"), key + ".first_pe", kChipPes - 1,
-                            "a global pe index"))
+    if (auto x =
+            r.get_uint(f.get("first_pe"), key + ".first_pe", kChipPes - 1, "a global pe index"))
         d->first_pe = static_cast<uint32_t>(*x);
     if (const YNode* v = f.get("max_neurons_per_pe")) {
         if (auto x = r.get_uint(v, key + ".max_neurons_per_pe", kMaxNeuronsPerPe,
@@ -50,8 +50,7 @@ std::unique_ptr<WorkloadSpec> load_snn(Reader& r, const YNode& n, const std::str
                 d->max_neurons_per_pe = static_cast<uint32_t>(*x);
         }
     }
-    if (auto x = r.get_uint(f.get("published_pes"), key + ".published_pes", kChipPes,
-                            "a PE count"))
+    if (auto x = r.get_uint(f.get("published_pes"), key + ".published_pes", kChipPes, "a PE count"))
         d->published_pes = *x;
     if (auto x = r.get_string(f.get("published_source"), key + ".published_source"))
         d->published_source = *x;
@@ -61,7 +60,8 @@ std::unique_ptr<WorkloadSpec> load_snn(Reader& r, const YNode& n, const std::str
     if (const YNode* v = f.get("max_matrix_split")) {
         if (auto x = r.get_uint(v, key + ".max_matrix_split", 4, "a PE count (1..4)")) {
             if (*x == 0)
-                r.error(v->origin, key + ".max_matrix_split", "expected a PE count in [1, 4], got 0");
+                r.error(v->origin, key + ".max_matrix_split",
+                        "expected a PE count in [1, 4], got 0");
             else
                 d->max_matrix_split = static_cast<uint32_t>(*x);
         }

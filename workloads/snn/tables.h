@@ -75,8 +75,8 @@ struct PeRecord {
     uint32_t max_tick_cycles;
     uint32_t mpt_misses;
     uint32_t buffer_overflows;
-    uint32_t dtcm_bytes;        // the image, stack and argument block (nmsim's layout)
-    uint32_t table1_bytes;      // seed 001 Table I's estimate for the same PE
+    uint32_t dtcm_bytes;    // the image, stack and argument block (nmsim's layout)
+    uint32_t table1_bytes;  // seed 001 Table I's estimate for the same PE
     uint32_t dtcm_budget_bytes;
     uint32_t pad_;
 };
@@ -91,7 +91,8 @@ NMSIM_TRACE_TABLE(
     NMSIM_COL(PeRecord, n, "1", "neurons on this PE"),
     NMSIM_COL(PeRecord, packets, "1", "multicast packets received"),
     NMSIM_COL(PeRecord, spikes_sent, "1", "multicast packets sent"),
-    NMSIM_COL(PeRecord, overruns, "1", "ticks whose timer event came before the previous tick's work ended"),
+    NMSIM_COL(PeRecord, overruns, "1",
+              "ticks whose timer event came before the previous tick's work ended"),
     NMSIM_COL(PeRecord, max_tick_cycles, "cycles", "the longest tick's work"),
     NMSIM_COL(PeRecord, mpt_misses, "1", "received keys without a master population table entry"),
     NMSIM_COL(PeRecord, buffer_overflows, "1", "received keys lost to a full input spike buffer"),

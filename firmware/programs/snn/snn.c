@@ -187,6 +187,7 @@ static void update_neurons(uint32_t tick, uint32_t *spike_bits) {
     const int32_t v_th = (int32_t)p->v_th;
     const int64_t i_offset = (int32_t)p->i_offset;
     const int subtract = p->reset_mode == S2_SNN_RESET_SUBTRACT;
+    const int send = (g_img->flags & S2_SNN_FLAG_NO_TARGETS) == 0u;
     uint32_t sent = 0u;
     for (uint32_t j = 0; j < g_img->n_neurons; ++j) {
         const int64_t input = (int64_t)exc[j] - (int64_t)inh[j];
@@ -204,8 +205,10 @@ static void update_neurons(uint32_t tick, uint32_t *spike_bits) {
             v = sat32(((alpha * v + (1 << 15)) >> 16) + input * 65536 + i_offset - reset);
             if (v >= v_th) {
                 spiked = 1;
-                s2_mc_send(g_img->key_base | j);
-                ++sent;
+                if (send) {
+                    s2_mc_send(g_img->key_base | j);
+                    ++sent;
+                }
                 refractory = p->t_ref;
                 if (!subtract) v = (int32_t)p->v_reset;
                 if (spike_bits) spike_bits[j / 32u] |= 1u << (j % 32u);

@@ -489,6 +489,7 @@ Compiled compile(const Network& net, const CompileOptions& opt) {
                 net, opt, v, source_layout(opt.n_ticks, static_cast<uint32_t>(n_spikes), fits)));
         } else {
             NeuronPeSpec s = neuron_spec(net, opt, v, std::move(blocks[v.id]));
+            s.has_targets = !targets[v.id].empty();
             s.tick_cycles = c.tick_cycles;
             s.timestep_ns = c.timestep_ns;
             const uint32_t rw =

@@ -99,8 +99,7 @@ uint32_t SynBlock::stride() const {
 
 // Every neuron PE records its per-tick load (the record header), whatever else it records.
 uint32_t record_words(uint32_t n_neurons, bool record_spikes, uint32_t n_record_v) {
-    return S2_SNN_RECORD_HEADER_WORDS + (record_spikes ? (n_neurons + 31u) / 32u : 0u) +
-           n_record_v;
+    return S2_SNN_RECORD_HEADER_WORDS + (record_spikes ? (n_neurons + 31u) / 32u : 0u) + n_record_v;
 }
 
 NeuronCounts neuron_counts(const NeuronPeSpec& s) {
@@ -132,7 +131,8 @@ PeImage build_neuron_image(const NeuronPeSpec& s) {
     img.bytes.assign(l.size, 0);
     s2_snn_image_t h = common_header(S2_SNN_KIND_NEURON, s.vertex, s.pe, s.n_neurons, s.n_ticks,
                                      s.tick_cycles, s.timestep_ns, l);
-    h.flags = s.record_spikes ? S2_SNN_FLAG_RECORD_SPIKES : 0u;
+    h.flags = (s.record_spikes ? S2_SNN_FLAG_RECORD_SPIKES : 0u) |
+              (s.has_targets ? 0u : S2_SNN_FLAG_NO_TARGETS);
     h.mpt = addr(l.mpt);
     h.mpt_count = c.mpt_count;
     h.addr_list = addr(l.addr_list);
@@ -361,7 +361,8 @@ DecodedPe decode_pe_image(const PeImage& img, const std::vector<DramRegion>& dra
     }
 
     // Neuron PE.
-    if ((h.flags & ~S2_SNN_FLAG_RECORD_SPIKES) != 0) r.fail("flags of a neuron PE");
+    if ((h.flags & ~(S2_SNN_FLAG_RECORD_SPIKES | S2_SNN_FLAG_NO_TARGETS)) != 0)
+        r.fail("flags of a neuron PE");
     if (h.spike_tick_index != 0 || h.spike_keys != 0 || h.n_spikes != 0)
         r.fail("spike list fields set on a neuron PE");
     if (!pow2(h.n_delay_slots) || h.n_delay_slots > S2_SNN_MAX_DELAY)

@@ -53,6 +53,7 @@ struct NeuronPeSpec {
     uint32_t tick_cycles = 0, timestep_ns = 0;
     reference::SnnLifFixed lif;
     bool record_spikes = true;
+    bool has_targets = true;         // false: S2_SNN_FLAG_NO_TARGETS (spikes are not sent)
     std::vector<uint32_t> record_v;  // local neuron indices
     uint32_t record_dram = 0;        // global address of the records (if any are recorded)
     uint32_t spike_buffer_entries = 256;

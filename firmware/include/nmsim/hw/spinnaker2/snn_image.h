@@ -83,6 +83,9 @@
 /* s2_snn_image_t.flags */
 #define S2_SNN_FLAG_RECORD_SPIKES 0x1u  /* the per-tick record holds the spike bitfield */
 #define S2_SNN_FLAG_SPIKES_IN_DRAM 0x2u /* source: the spike list is in DRAM (global addresses) */
+/* neuron PE: no PE holds a target of this vertex, so its spikes are recorded but not sent (as
+ * sPyNNaker gives vertices without outgoing edges no key) */
+#define S2_SNN_FLAG_NO_TARGETS 0x4u
 
 typedef struct {
     uint32_t magic;       /* S2_SNN_IMAGE_MAGIC */
