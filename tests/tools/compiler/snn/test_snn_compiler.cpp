@@ -256,9 +256,10 @@ TEST(SnnCompiler, TableIHandComputed) {
         {"synaptic matrix", 4 * 10 * 4, 10 * 5 * 4},  // rows of 4 synapses + a count word
         {"synaptic input buffer", 2 * 4 * 3 * 2, 2 * 4 * 2 * 4},  // 4 slots (3 -> power of 2)
         {"neuron and synapse model", 4 * 14, 32 + 4 * 8},
-        {"output recording", 4 * (1 + 1) + 4 * 4 * 3, 4 * 3 + 4},  // tick, bits, v; index
+        // record: tick, busy cycles, synapse words, bits, v; then the v index
+        {"output recording", 4 * (1 + 1) + 4 * 4 * 3, 4 * 5 + 4},
         {"stack & heap", 12, 5888},
-        {"hw mgmt & OS", 6000, 160 + 64 + 256 + 32},  // header, counters, args, padding
+        {"hw mgmt & OS", 6000, 160 + 64 + 256 + 40},  // header, counters, args, padding
         {"spike list (source PE)", 0, 0},
     };
     ASSERT_EQ(r.items.size(), want.size());
@@ -268,7 +269,7 @@ TEST(SnnCompiler, TableIHandComputed) {
         EXPECT_EQ(r.items[k].actual_bytes, std::get<2>(want[k])) << std::get<0>(want[k]);
     }
     EXPECT_EQ(r.model_total, 6364u);
-    EXPECT_EQ(r.actual_total, 7784u);
+    EXPECT_EQ(r.actual_total, 7800u);
     // The actual column adds up to the image plus stack and args.
     EXPECT_EQ(r.actual_total, c.images[1].bytes.size() + 5888 + 256);
     for (const PeReport& p : c.table1)
@@ -345,7 +346,7 @@ TEST(SnnCompiler, TickPeriodAndDramRegions) {
     net.populations.push_back(pop("a", 40));
     net.populations[0].record_v = {3, 39};
     net.populations.push_back(pop("quiet", 5));
-    net.populations[1].record_spikes = false;  // and no record_v: no region
+    net.populations[1].record_spikes = false;  // and no record_v: the tick header only
     net.projections.push_back(all_to_all(net, "p", {true, 0}, 0));
     CompileOptions opt;
     opt.n_ticks = 1000;
@@ -357,7 +358,7 @@ TEST(SnnCompiler, TickPeriodAndDramRegions) {
     // The source's ~92 000 spikes (368 kB) do not fit SRAM: the list is in DRAM.
     const DecodedPe src = decode_pe_image(c.images[0], c.dram);
     EXPECT_EQ(src.header.flags, S2_SNN_FLAG_SPIKES_IN_DRAM);
-    ASSERT_EQ(c.dram.size(), 2u);
+    ASSERT_EQ(c.dram.size(), 3u);  // the spike list and two record regions
     EXPECT_EQ(c.dram[0].kind, DramKind::spike_list);
     EXPECT_EQ(c.dram[0].addr, 0x20001000u);
     EXPECT_EQ(src.header.spike_tick_index, 0x20001000u);

@@ -3,16 +3,29 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
+
+#include <unistd.h>
 
 #include "tools/compiler/snn/network.h"
 
 namespace nmsim::compiler::snn {
 namespace {
 
+// A directory of this process: ctest runs the tests of this file as parallel processes.
+const std::string& test_dir() {
+    static const std::string dir = [] {
+        const std::string d = ::testing::TempDir() + "/snn_network_" + std::to_string(getpid());
+        std::filesystem::create_directories(d);
+        return d;
+    }();
+    return dir;
+}
+
 std::string write_file(const std::string& text, const std::string& name = "net.yaml") {
-    const std::string path = ::testing::TempDir() + "/" + name;
+    const std::string path = test_dir() + "/" + name;
     std::ofstream(path) << text;
     return path;
 }
@@ -41,7 +54,7 @@ std::string where(const std::string& text, const std::string& needle) {
 // The loader's message for `text` must be "<file>:<line:col of needle>: <expect>..."
 void expect_error(const std::string& text, const std::string& needle, const std::string& expect) {
     const std::string msg = error_of(text);
-    const std::string head = ::testing::TempDir() + "/net.yaml:" + where(text, needle) + ": ";
+    const std::string head = test_dir() + "/net.yaml:" + where(text, needle) + ": ";
     EXPECT_EQ(msg.substr(0, head.size() + expect.size()), head + expect) << msg;
 }
 
