@@ -89,7 +89,7 @@ void SnnHost::report(const run::RunContext& ctx, std::ostream& out) const {
         if (!pop.record_spikes) continue;
         const double secs = double(std::max<uint64_t>(s.ticks_done, 1)) * tick_s;
         out << "    " << std::left << std::setw(14) << pop.name << std::right << " "
-            << grouped(per_pop[p]) << " spikes, " << fmt(double(per_pop[p]) / pop.size / secs, 2)
+            << grouped(per_pop[p]) << (per_pop[p] == 1 ? " spike, " : " spikes, ") << fmt(double(per_pop[p]) / pop.size / secs, 2)
             << " Hz per neuron\n";
     }
     if (m_w->check) {
