@@ -273,7 +273,7 @@ TEST_F(RouterTest, FirstMatchMasksDefaultRoutingAndDropsWithTheirKeys) {
         send(0, 0x2AB);
         send(0, 0x301);
         send(0, 0x999);
-        sc_core::wait(sc_time(1, sc_core::SC_US));  // then the link packets
+        sc_core::wait(sc_time(1, sc_core::SC_US));                      // then the link packets
         injected = router->inject(S2_ROUTER_LINK_N, 0x999, 5, true) &&  // default: out south
                    router->inject(S2_ROUTER_LINK_SW, 0x105, 0, false);  // matches: PE 1
         sc_core::wait(sc_time(1, sc_core::SC_US));
@@ -643,9 +643,10 @@ struct Sent {
 };
 
 // Property: random tables and random traffic from several PEs and links, receivers that keep
-// up: every packet reaches exactly its route's PEs and links, once each; unmatched packets from
-// PEs are dropped, from links go straight through; counters add up; nothing arrives before the
-// minimum latency. The payload carries a unique packet id.
+// up: every packet reaches exactly its route's PEs and links, once each, and in the order its
+// source sent it; unmatched packets from PEs are dropped, from links go straight through;
+// counters add up; nothing arrives before the minimum latency. The payload carries a unique
+// packet id.
 TEST_F(RouterTest, PropertyRandomTablesDeliverExactlyTheRouteWhenNotOverloaded) {
     for (uint32_t seed : {1u, 2u, 3u}) {
         if (seed > 1) {
@@ -704,6 +705,17 @@ TEST_F(RouterTest, PropertyRandomTablesDeliverExactlyTheRouteWhenNotOverloaded) 
                     first_arrival[g.payload] = g.t_ps;
             }
         for (const auto& lp : links) links_of_id[lp.payload].push_back(lp.link);
+        // Packets from one source reach each PE in the order they were sent.
+        for (uint32_t pe = 0; pe < 152; ++pe) {
+            std::map<uint32_t, uint32_t> last_id;
+            for (const auto& g : rx[pe]->got) {
+                auto it = last_id.find(g.source);
+                if (it != last_id.end()) {
+                    ASSERT_LT(it->second, g.payload) << "PE " << pe;
+                }
+                last_id[g.source] = g.payload;
+            }
+        }
         uint64_t want_pes = 0, want_links = 0, want_no_route = 0, want_default = 0;
         for (const Sent& s : sent) {
             const long m = reference_match(table, s.key);
