@@ -524,7 +524,7 @@ void SpikeRouter::resolve(Engine& e, uint64_t now) {
     ++m_c.processed;
     e.pending = RoutePes{};
     e.pending_links = 0;
-    e.deadline = h.t_ready + m_wait_ps;
+    e.deadline = now + m_wait_ps;  // the wait starts when the packet reaches the output
     e.t_last = now;
     e.pe_copies = e.dropped = 0;
     e.links = 0;

@@ -421,8 +421,9 @@ TEST_F(RouterTest, OverloadQueuesInTheRouterThenStallsTheSenders) {
         c.queue_delay_max_ps / 1e6, static_cast<unsigned long long>(stalls));
 }
 
-// A receiver that never pops: 16 copies fill its RX FIFO (its credits), the next packets wait at
-// their engines and are dropped wait_time after they were ready, each with a drop record.
+// A receiver that never pops: 16 copies fill its RX FIFO (its credits), the next packet waits at
+// the output of its engine and is dropped wait_time later, then the one behind it waits its own
+// wait_time, and so on; each drop has its record.
 TEST_F(RouterTest, FullRxFifoHoldsTheRouterThenDropsAfterTheWait) {
     SpikeRouterParams p;
     p.input_queue_depth = 32;  // every packet leaves PE 0 at once: arrivals one NoC cycle apart
@@ -443,15 +444,15 @@ TEST_F(RouterTest, FullRxFifoHoldsTheRouterThenDropsAfterTheWait) {
     EXPECT_EQ(c.dropped_copies, 4u);
     const auto drops = sink.rows<RouterDropRecord>("events/router_drops");
     ASSERT_EQ(drops.size(), 4u);
+    // Packet 16 left PE 0 16 NoC cycles after the first (one flit per cycle on its injection
+    // link) and reached the output 4 router cycles after its arrival.
+    const uint64_t t_out = t0 + flight(0, rep()) + kRxDepth * pn() + 4 * pr();
+    const uint64_t wait = static_cast<uint64_t>(rparams.wait_time.ps);
     for (uint32_t k = 0; k < 4; ++k) {
-        const uint32_t i = kRxDepth + k;
-        // Packet i left PE 0 i NoC cycles after the first (one flit per cycle on its injection
-        // link) and was ready 4 router cycles after its arrival.
-        const uint64_t t_ready = t0 + flight(0, rep()) + i * pn() + 4 * pr();
-        EXPECT_EQ(drops[k].key, 0x900 + i);
+        EXPECT_EQ(drops[k].key, 0x900 + kRxDepth + k);
         EXPECT_EQ(drops[k].reason, 2u);
         EXPECT_EQ(drops[k].copies, 1u);
-        EXPECT_EQ(drops[k].t_ps, t_ready + static_cast<uint64_t>(rparams.wait_time.ps)) << k;
+        EXPECT_EQ(drops[k].t_ps, t_out + (k + 1) * wait) << k;
     }
 }
 
