@@ -323,7 +323,9 @@ TEST_F(RouterTest, FirstMatchMasksDefaultRoutingAndDropsWithTheirKeys) {
 // Without contention a packet reaches its destination after the NoC flight to the router, the
 // pipeline and the NoC flight to the PE (docs/router.md, "Timing").
 TEST_F(RouterTest, OnePacketLatencyMatchesTheFormula) {
-    build(SpikeRouterParams{}, {5});
+    SpikeRouterParams p;
+    p.trace_packets = true;
+    build(p, {5});
     router->load_table({entry(0xAB, ~0u, {150})});
     uint64_t t0 = 0;
     masters[5]->body = [&] {
@@ -340,6 +342,16 @@ TEST_F(RouterTest, OnePacketLatencyMatchesTheFormula) {
                 static_cast<unsigned long long>(flight(rep(), 150)),
                 static_cast<unsigned long long>(4 * pr()));
     EXPECT_EQ(router->counters().queue_delay_max_ps, 0u);
+    // The optional per-packet record: in the queue at the arrival, out after the pipeline.
+    const auto recs = sink.rows<RouterPacketRecord>("events/router_packets");
+    ASSERT_EQ(recs.size(), 1u);
+    EXPECT_EQ(recs[0].t_arrive_ps, t0 + flight(5, rep()));
+    EXPECT_EQ(recs[0].t_start_ps, recs[0].t_arrive_ps);
+    EXPECT_EQ(recs[0].t_done_ps, recs[0].t_arrive_ps + 4 * pr());
+    EXPECT_EQ(recs[0].key, 0xABu);
+    EXPECT_EQ(recs[0].source, 5u);
+    EXPECT_EQ(recs[0].pe_copies, 1u);
+    EXPECT_EQ(recs[0].flags, 0u);
 }
 
 // One packet to every PE and every link: one NoC transaction per QPE, in QPE order, one per
