@@ -41,8 +41,7 @@ static inline int s2_mc_rx_pending(void) {
  * carried a payload. Call only while s2_mc_rx_pending(): with an empty FIFO it returns 0 and
  * *key = 0. */
 static inline int s2_mc_receive(uint32_t *key, uint32_t *payload) {
-    const int has_payload =
-        NM_FIELD_GET(s2_mc_rx_status(), S2_COMMS_RX_STATUS_HAS_PAYLOAD) != 0;
+    const int has_payload = NM_FIELD_GET(s2_mc_rx_status(), S2_COMMS_RX_STATUS_HAS_PAYLOAD) != 0;
     *payload = has_payload ? S2_COMMS_REG(S2_COMMS_RX_PAYLOAD) : 0u;
     *key = S2_COMMS_REG(S2_COMMS_RX_KEY); /* the read pops */
     return has_payload;

@@ -46,9 +46,9 @@ struct CommsParams {
     NMSIM_PARAM(uint32_t, rx_fifo_depth, 16, "packets", nmsim::range(1, 255),
                 "RX FIFO of the communication controller: received packets the firmware has not "
                 "popped; when it is full the router holds further copies (back-pressure)",
-                "assumed: not public. SpiNNaker1's controller held one received packet and "
-                "sPyNNaker copied each into a software queue in the interrupt handler; 16 lets "
-                "the handler do synaptic work per packet without losing a burst");
+                "assumed: not public. sPyNNaker's handler only queues each received key in "
+                "software (hardware_facts.md G [SW]); nmsim's firmware may do synaptic work in "
+                "the handler, so 16 packets absorb a burst meanwhile");
 };
 
 class Comms : public nmsim::Peripheral, public McSenderIf {

@@ -75,8 +75,8 @@ SpikeRouter::SpikeRouter(sc_core::sc_module_name name, const SpikeRouterParams& 
         throw std::invalid_argument(me +
                                     ": clock, output_rate and link_bandwidth must be positive");
     if (p.n_entries < 1 || p.n_entries > S2_ROUTER_MAX_ENTRIES || p.n_engines < 1 ||
-        p.n_engines > kMaxEngines ||
-        p.pipeline_stages < 1 || p.input_queue_depth < 1 || p.wait_time.ps < 0)
+        p.n_engines > kMaxEngines || p.pipeline_stages < 1 || p.input_queue_depth < 1 ||
+        p.wait_time.ps < 0)
         throw std::invalid_argument(me +
                                     ": n_entries must be in 1..16384 and n_engines, "
                                     "pipeline_stages and input_queue_depth positive");
@@ -265,7 +265,7 @@ void SpikeRouter::grant() {
 void SpikeRouter::rx_freed(uint32_t pe) {
     if (pe >= S2_NOC_N_PES) return;
     ++m_credits[pe];
-    if (m_n_waiting > 0) m_wake.notify(sc_core::SC_ZERO_TIME);
+    if (m_n_waiting > 0) wake_at(now_ps(), now_ps());
 }
 
 bool SpikeRouter::inject(uint32_t link, uint32_t key, uint32_t payload, bool has_payload,
@@ -302,7 +302,7 @@ bool SpikeRouter::accept(const Pkt& pkt, uint64_t t, bool reserved) {
     std::push_heap(m_arrivals.begin(), m_arrivals.end(), [](const Arrival& x, const Arrival& y) {
         return x.t != y.t ? x.t > y.t : x.seq > y.seq;
     });
-    m_wake.notify(sc_core::sc_time::from_value(a.t - now));
+    wake_at(a.t, now);
     return true;
 }
 
@@ -401,8 +401,17 @@ unsigned int SpikeRouter::noc_dbg(tlm::tlm_generic_payload& p) {
 
 // --- the process -----------------------------------------------------------------------------
 
+void SpikeRouter::wake_at(uint64_t t, uint64_t now) {
+    // An earlier notification replaces a pending one, a later one would be ignored: tracking
+    // the pending time spares SystemC's event queue the replaced entries.
+    if (t >= m_wake_pending) return;
+    m_wake_pending = t;
+    m_wake.notify(t > now ? sc_core::sc_time::from_value(t - now) : sc_core::SC_ZERO_TIME);
+}
+
 void SpikeRouter::step() {
     const uint64_t now = now_ps();
+    m_wake_pending = kNever;  // the notification that ran this process is consumed
     const auto later = [](const Arrival& x, const Arrival& y) {
         return x.t != y.t ? x.t > y.t : x.seq > y.seq;
     };
@@ -435,20 +444,25 @@ void SpikeRouter::step() {
             for (uint32_t i = 0; i < n && !left; ++i) left = output(*ready[i], now);
             progress |= left;
         }
-        while (m_q_count > 0) {
-            Engine* best = nullptr;
-            for (Engine& e : m_engines)
-                if (e.count < m_p.pipeline_stages && e.next_accept <= now &&
-                    e.blocked_until <= now && (!best || e.count < best->count))
-                    best = &e;
-            if (!best) break;
-            Slot& s = best->ring[(best->head + best->count) % m_p.pipeline_stages];
-            s.pkt = m_queue[m_q_head];
+        // Each source has its engine (packets from one source keep their order); the oldest
+        // queued packet whose engine can take it goes first.
+        for (uint32_t i = 0; i < m_q_count;) {
+            const uint32_t qi = (m_q_head + i) % m_p.input_queue_depth;
+            Engine& e = m_engines[m_queue[qi].source % m_p.n_engines];
+            if (e.count >= m_p.pipeline_stages || e.next_accept > now || e.blocked_until > now) {
+                ++i;
+                continue;
+            }
+            Slot& s = e.ring[(e.head + e.count) % m_p.pipeline_stages];
+            s.pkt = m_queue[qi];
             s.t_start = now;
             s.t_ready = now + m_pipe_ps;
-            ++best->count;
-            best->next_accept = now + m_period_ps;
-            m_q_head = (m_q_head + 1) % m_p.input_queue_depth;
+            ++e.count;
+            e.next_accept = now + m_period_ps;
+            // Close the gap in the queue ring.
+            for (uint32_t j = i; j + 1 < m_q_count; ++j)
+                m_queue[(m_q_head + j) % m_p.input_queue_depth] =
+                    m_queue[(m_q_head + j + 1) % m_p.input_queue_depth];
             --m_q_count;
             const uint64_t qd = now - s.pkt.t_arrive;
             m_c.queue_delay_sum_ps += qd;
@@ -467,17 +481,19 @@ void SpikeRouter::step() {
     // 4. The next time something is due.
     uint64_t next = kNever;
     if (!m_arrivals.empty()) next = m_arrivals.front().t;
-    for (const Engine& e : m_engines) {
+    uint32_t wanted = 0;  // engines a queued packet waits for
+    for (uint32_t i = 0; i < m_q_count; ++i)
+        wanted |= 1u << (m_queue[(m_q_head + i) % m_p.input_queue_depth].source % m_p.n_engines);
+    for (uint32_t k = 0; k < m_p.n_engines; ++k) {
+        const Engine& e = m_engines[k];
         if (e.count > 0) {
             const Slot& h = e.ring[e.head];
             next = std::min(next, e.waiting ? e.deadline : std::max(h.t_ready, e.blocked_until));
         }
-        if (m_q_count > 0 && e.count < m_p.pipeline_stages)
+        if ((wanted >> k & 1u) && e.count < m_p.pipeline_stages)
             next = std::min(next, std::max(e.next_accept, e.blocked_until));
     }
-    if (next != kNever)
-        m_wake.notify(next > now ? sc_core::sc_time::from_value(next - now)
-                                 : sc_core::SC_ZERO_TIME);
+    if (next != kNever) wake_at(next, now);
 }
 
 bool SpikeRouter::output(Engine& e, uint64_t now) {
@@ -508,7 +524,7 @@ void SpikeRouter::resolve(Engine& e, uint64_t now) {
     ++m_c.processed;
     e.pending = RoutePes{};
     e.pending_links = 0;
-    e.deadline = h.t_ready + m_wait_ps;
+    e.deadline = now + m_wait_ps;  // the wait starts when the packet reaches the output
     e.t_last = now;
     e.pe_copies = e.dropped = 0;
     e.links = 0;

@@ -7,9 +7,10 @@
 //  1. A comms unit reserves an input-queue slot (request_input) and writes the packet over the
 //     NoC to the multicast input port; the packet joins the input queue at its NoC arrival time.
 //     Link packets (inject()) and writes without a reserved slot take a free slot or are dropped.
-//  2. An engine takes the oldest queued packet when it has a free pipeline slot (n_engines
-//     engines, each accepting one packet per router cycle, pipeline_stages packets deep; the
-//     least-occupied engine first). The packet is ready pipeline_stages cycles later.
+//  2. Each source (PE, link) has its engine (source index mod n_engines, so that packets from
+//     one source keep their order). An engine takes the oldest queued packet of its sources when
+//     it has a free pipeline slot (one packet per router cycle, pipeline_stages packets deep).
+//     The packet is ready pipeline_stages cycles later.
 //  3. Output, in order within an engine: the first matching table entry gives the route (PEs and
 //     links; a link packet without a match goes to the opposite link; a PE packet without a
 //     match is dropped). Copies to the PEs of one QPE leave as one NoC multicast transaction
@@ -165,7 +166,7 @@ private:
     struct Pkt {
         uint32_t key = 0, payload = 0;
         uint64_t t_arrive = 0;
-        uint64_t order = 0;  // arrival order at the input queue (older packets go first)
+        uint64_t order = 0;   // arrival order at the input queue (older packets go first)
         uint16_t source = 0;  // mc_packet.h SOURCE
         bool has_payload = false;
     };
@@ -196,7 +197,8 @@ private:
     unsigned int noc_dbg(tlm::tlm_generic_payload& p);
     bool accept(const Pkt& pkt, uint64_t t, bool reserved);
     void step();  // the router's process: arrivals, outputs, dispatch, grants, next wake-up
-    bool output(Engine& e, uint64_t now);  // true when the head has left
+    void wake_at(uint64_t t, uint64_t now);  // step() at t (or earlier)
+    bool output(Engine& e, uint64_t now);    // true when the head has left
     void resolve(Engine& e, uint64_t now);
     void issue(Engine& e, uint64_t now);
     void finish_head(Engine& e, uint64_t now);
@@ -249,6 +251,7 @@ private:
     uint32_t m_outbuf[3] = {};
 
     sc_core::sc_event m_wake;
+    uint64_t m_wake_pending = ~uint64_t{0};  // time of the pending m_wake notification
     Counters m_c;
     std::vector<std::pair<uint32_t, uint64_t>> m_drop_keys;
     uint64_t m_drop_other = 0;

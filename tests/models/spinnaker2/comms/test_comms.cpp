@@ -179,6 +179,9 @@ protected:
 
 TEST_F(CommsTest, TxLatchesThePayloadForOneKeyAndWritesOnePacketToTheRouterPort) {
     build();
+    Comms idle("idle", CommsParams{}, &sink);
+    BusMaster mi("mi");
+    mi.sock.bind(idle.cfg);
     uint32_t self = 0, sent = 0;
     uint64_t t0 = 0, t_after = 0;
     run([&] {
@@ -211,6 +214,12 @@ TEST_F(CommsTest, TxLatchesThePayloadForOneKeyAndWritesOnePacketToTheRouterPort)
     EXPECT_EQ(sent, 2u);
     EXPECT_EQ(c->sent(), 2u);
     EXPECT_EQ(router.requests, 2u);
+    // Summary counters; a unit that never sent or received writes none.
+    c->write_summary();
+    idle.write_summary();
+    EXPECT_EQ(sink.counter_value("c", "sent"), 2.0);
+    EXPECT_EQ(sink.counter_value("c", "tx_stalls"), 0.0);
+    EXPECT_FALSE(sink.has_counter("idle", "sent"));
 }
 
 // The router withholds slots: packets queue in the TX FIFO (TX_STATUS), a write to the full FIFO

@@ -273,7 +273,7 @@ TEST_F(RouterTest, FirstMatchMasksDefaultRoutingAndDropsWithTheirKeys) {
         send(0, 0x2AB);
         send(0, 0x301);
         send(0, 0x999);
-        sc_core::wait(sc_time(1, sc_core::SC_US));  // then the link packets
+        sc_core::wait(sc_time(1, sc_core::SC_US));                      // then the link packets
         injected = router->inject(S2_ROUTER_LINK_N, 0x999, 5, true) &&  // default: out south
                    router->inject(S2_ROUTER_LINK_SW, 0x105, 0, false);  // matches: PE 1
         sc_core::wait(sc_time(1, sc_core::SC_US));
@@ -323,7 +323,9 @@ TEST_F(RouterTest, FirstMatchMasksDefaultRoutingAndDropsWithTheirKeys) {
 // Without contention a packet reaches its destination after the NoC flight to the router, the
 // pipeline and the NoC flight to the PE (docs/router.md, "Timing").
 TEST_F(RouterTest, OnePacketLatencyMatchesTheFormula) {
-    build(SpikeRouterParams{}, {5});
+    SpikeRouterParams p;
+    p.trace_packets = true;
+    build(p, {5});
     router->load_table({entry(0xAB, ~0u, {150})});
     uint64_t t0 = 0;
     masters[5]->body = [&] {
@@ -340,6 +342,16 @@ TEST_F(RouterTest, OnePacketLatencyMatchesTheFormula) {
                 static_cast<unsigned long long>(flight(rep(), 150)),
                 static_cast<unsigned long long>(4 * pr()));
     EXPECT_EQ(router->counters().queue_delay_max_ps, 0u);
+    // The optional per-packet record: in the queue at the arrival, out after the pipeline.
+    const auto recs = sink.rows<RouterPacketRecord>("events/router_packets");
+    ASSERT_EQ(recs.size(), 1u);
+    EXPECT_EQ(recs[0].t_arrive_ps, t0 + flight(5, rep()));
+    EXPECT_EQ(recs[0].t_start_ps, recs[0].t_arrive_ps);
+    EXPECT_EQ(recs[0].t_done_ps, recs[0].t_arrive_ps + 4 * pr());
+    EXPECT_EQ(recs[0].key, 0xABu);
+    EXPECT_EQ(recs[0].source, 5u);
+    EXPECT_EQ(recs[0].pe_copies, 1u);
+    EXPECT_EQ(recs[0].flags, 0u);
 }
 
 // One packet to every PE and every link: one NoC transaction per QPE, in QPE order, one per
@@ -421,8 +433,9 @@ TEST_F(RouterTest, OverloadQueuesInTheRouterThenStallsTheSenders) {
         c.queue_delay_max_ps / 1e6, static_cast<unsigned long long>(stalls));
 }
 
-// A receiver that never pops: 16 copies fill its RX FIFO (its credits), the next packets wait at
-// their engines and are dropped wait_time after they were ready, each with a drop record.
+// A receiver that never pops: 16 copies fill its RX FIFO (its credits), the next packet waits at
+// the output of its engine and is dropped wait_time later, then the one behind it waits its own
+// wait_time, and so on; each drop has its record.
 TEST_F(RouterTest, FullRxFifoHoldsTheRouterThenDropsAfterTheWait) {
     SpikeRouterParams p;
     p.input_queue_depth = 32;  // every packet leaves PE 0 at once: arrivals one NoC cycle apart
@@ -443,15 +456,15 @@ TEST_F(RouterTest, FullRxFifoHoldsTheRouterThenDropsAfterTheWait) {
     EXPECT_EQ(c.dropped_copies, 4u);
     const auto drops = sink.rows<RouterDropRecord>("events/router_drops");
     ASSERT_EQ(drops.size(), 4u);
+    // Packet 16 left PE 0 16 NoC cycles after the first (one flit per cycle on its injection
+    // link) and reached the output 4 router cycles after its arrival.
+    const uint64_t t_out = t0 + flight(0, rep()) + kRxDepth * pn() + 4 * pr();
+    const uint64_t wait = static_cast<uint64_t>(rparams.wait_time.ps);
     for (uint32_t k = 0; k < 4; ++k) {
-        const uint32_t i = kRxDepth + k;
-        // Packet i left PE 0 i NoC cycles after the first (one flit per cycle on its injection
-        // link) and was ready 4 router cycles after its arrival.
-        const uint64_t t_ready = t0 + flight(0, rep()) + i * pn() + 4 * pr();
-        EXPECT_EQ(drops[k].key, 0x900 + i);
+        EXPECT_EQ(drops[k].key, 0x900 + kRxDepth + k);
         EXPECT_EQ(drops[k].reason, 2u);
         EXPECT_EQ(drops[k].copies, 1u);
-        EXPECT_EQ(drops[k].t_ps, t_ready + static_cast<uint64_t>(rparams.wait_time.ps)) << k;
+        EXPECT_EQ(drops[k].t_ps, t_out + (k + 1) * wait) << k;
     }
 }
 
@@ -643,9 +656,10 @@ struct Sent {
 };
 
 // Property: random tables and random traffic from several PEs and links, receivers that keep
-// up: every packet reaches exactly its route's PEs and links, once each; unmatched packets from
-// PEs are dropped, from links go straight through; counters add up; nothing arrives before the
-// minimum latency. The payload carries a unique packet id.
+// up: every packet reaches exactly its route's PEs and links, once each, and in the order its
+// source sent it; unmatched packets from PEs are dropped, from links go straight through;
+// counters add up; nothing arrives before the minimum latency. The payload carries a unique
+// packet id.
 TEST_F(RouterTest, PropertyRandomTablesDeliverExactlyTheRouteWhenNotOverloaded) {
     for (uint32_t seed : {1u, 2u, 3u}) {
         if (seed > 1) {
@@ -704,6 +718,17 @@ TEST_F(RouterTest, PropertyRandomTablesDeliverExactlyTheRouteWhenNotOverloaded) 
                     first_arrival[g.payload] = g.t_ps;
             }
         for (const auto& lp : links) links_of_id[lp.payload].push_back(lp.link);
+        // Packets from one source reach each PE in the order they were sent.
+        for (uint32_t pe = 0; pe < 152; ++pe) {
+            std::map<uint32_t, uint32_t> last_id;
+            for (const auto& g : rx[pe]->got) {
+                auto it = last_id.find(g.source);
+                if (it != last_id.end()) {
+                    ASSERT_LT(it->second, g.payload) << "PE " << pe;
+                }
+                last_id[g.source] = g.payload;
+            }
+        }
         uint64_t want_pes = 0, want_links = 0, want_no_route = 0, want_default = 0;
         for (const Sent& s : sent) {
             const long m = reference_match(table, s.key);

@@ -18,27 +18,28 @@
 #define NMSIM_HW_S2_COMMS_REGS_H
 #include "nmsim/hw/regdef.h"
 
-#define S2_COMMS_REGS(X)                                                                         \
-    X(TX_PAYLOAD, 0x00u, NM_WO, 0x0u,                                                           \
-      "payload of the next packet: the next TX_KEY write sends a packet with this payload")       \
-    X(TX_KEY, 0x04u, NM_WO, 0x0u,                                                               \
-      "send a multicast packet with this key (and the latched payload, then cleared); stalls "   \
-      "while the TX FIFO is full")                                                               \
-    X(TX_STATUS, 0x08u, NM_RO, 0x0u, "FULL, COUNT (packets in the TX FIFO)")                    \
-    X(RX_KEY, 0x10u, NM_RO, 0x0u,                                                               \
-      "key of the oldest received packet; reading it pops the packet (0 if none)")              \
-    X(RX_PAYLOAD, 0x14u, NM_RO, 0x0u,                                                           \
-      "payload of the oldest received packet (0 if none or without payload); no side effect")   \
-    X(RX_STATUS, 0x18u, NM_RO, 0x0u, "PENDING, HAS_PAYLOAD (of the oldest packet), COUNT")      \
+#define S2_COMMS_REGS(X)                                                                       \
+    X(TX_PAYLOAD, 0x00u, NM_WO, 0x0u,                                                          \
+      "payload of the next packet: the next TX_KEY write sends a packet with this payload")    \
+    X(TX_KEY, 0x04u, NM_WO, 0x0u,                                                              \
+      "send a multicast packet with this key (and the latched payload, then cleared); stalls " \
+      "while the TX FIFO is full")                                                             \
+    X(TX_STATUS, 0x08u, NM_RO, 0x0u, "FULL, COUNT (packets in the TX FIFO)")                   \
+    X(RX_KEY, 0x10u, NM_RO, 0x0u,                                                              \
+      "key of the oldest received packet; reading it pops the packet (0 if none)")             \
+    X(RX_PAYLOAD, 0x14u, NM_RO, 0x0u,                                                          \
+      "payload of the oldest received packet (0 if none or without payload); no side effect")  \
+    X(RX_STATUS, 0x18u, NM_RO, 0x0u, "PENDING, HAS_PAYLOAD (of the oldest packet), COUNT")     \
     X(SELF, 0x1Cu, NM_RO, 0x0u, "global index of this PE (4 * qpe_index + pe)")                \
-    X(SENT, 0x20u, NM_RO, 0x0u, "packets sent into the NoC toward the router (wraps at 2^32)")  \
+    X(SENT, 0x20u, NM_RO, 0x0u, "packets sent into the NoC toward the router (wraps at 2^32)") \
     X(RECEIVED, 0x24u, NM_RO, 0x0u, "packets received into the RX FIFO (wraps at 2^32)")
 
 #define S2_COMMS_TX_STATUS_FULL_SHIFT 0 /* the TX FIFO is full: a TX_KEY write would stall */
 #define S2_COMMS_TX_STATUS_FULL_WIDTH 1
 #define S2_COMMS_TX_STATUS_COUNT_SHIFT 8 /* packets in the TX FIFO */
 #define S2_COMMS_TX_STATUS_COUNT_WIDTH 8
-#define S2_COMMS_RX_STATUS_PENDING_SHIFT 0 /* the RX FIFO holds a packet; S2_IRQ_COMMS_RX is high */
+#define S2_COMMS_RX_STATUS_PENDING_SHIFT 0 /* the RX FIFO holds a packet; S2_IRQ_COMMS_RX is high \
+                                            */
 #define S2_COMMS_RX_STATUS_PENDING_WIDTH 1
 #define S2_COMMS_RX_STATUS_HAS_PAYLOAD_SHIFT 1 /* the oldest packet carries a payload */
 #define S2_COMMS_RX_STATUS_HAS_PAYLOAD_WIDTH 1

@@ -38,7 +38,9 @@ static inline uint32_t s2_mc_ctrl(uint32_t has_payload, uint32_t credit, uint32_
 static inline uint32_t s2_mc_ctrl_has_payload(uint32_t ctrl) {
     return (ctrl >> S2_MC_CTRL_HAS_PAYLOAD_SHIFT) & 1u;
 }
-static inline uint32_t s2_mc_ctrl_credit(uint32_t ctrl) { return (ctrl >> S2_MC_CTRL_CREDIT_SHIFT) & 1u; }
+static inline uint32_t s2_mc_ctrl_credit(uint32_t ctrl) {
+    return (ctrl >> S2_MC_CTRL_CREDIT_SHIFT) & 1u;
+}
 static inline uint32_t s2_mc_ctrl_source(uint32_t ctrl) {
     return (ctrl >> S2_MC_CTRL_SOURCE_SHIFT) & 0x1FFu;
 }

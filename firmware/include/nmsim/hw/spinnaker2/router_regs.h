@@ -32,8 +32,8 @@
     X(ROUTED, 0x14u, NM_RO, 0x0u, "packets that matched a table entry")                          \
     X(DEFAULT_ROUTED, 0x18u, NM_RO, 0x0u,                                                        \
       "packets from a link without a match, sent on to the opposite link")                       \
-    X(DELIVERED, 0x1Cu, NM_RO, 0x0u, "copies delivered to PEs (one per destination PE)")        \
-    X(DROPPED_NO_ROUTE, 0x20u, NM_RO, 0x0u, "packets from PEs that matched no entry (dropped)") \
+    X(DELIVERED, 0x1Cu, NM_RO, 0x0u, "copies delivered to PEs (one per destination PE)")         \
+    X(DROPPED_NO_ROUTE, 0x20u, NM_RO, 0x0u, "packets from PEs that matched no entry (dropped)")  \
     X(DROPPED_TIMEOUT, 0x24u, NM_RO, 0x0u,                                                       \
       "packets of which copies were dropped after the wait time")                                \
     X(DROPPED_COPIES, 0x28u, NM_RO, 0x0u,                                                        \
