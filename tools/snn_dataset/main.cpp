@@ -40,6 +40,17 @@ int main(int argc, char** argv) {
                 std::printf("  layer %zu: serial %u PEs, parallel %u PEs, classifier -> %s\n", k,
                             g.serial_per_layer[k], g.parallel_per_layer[k],
                             snn::to_string(g.predicted[k]));
+            for (size_t k = 0; k < g.savings.size(); ++k) {
+                const snn::MapSavings& m = g.savings[k];
+                std::printf(
+                    "  layer %zu map bytes: unoptimised %llu, +O1 %llu, +O2 %llu, +O3 %llu, "
+                    "+O4 %llu\n",
+                    k, static_cast<unsigned long long>(m.bytes[0]),
+                    static_cast<unsigned long long>(m.bytes[1]),
+                    static_cast<unsigned long long>(m.bytes[2]),
+                    static_cast<unsigned long long>(m.bytes[3]),
+                    static_cast<unsigned long long>(m.bytes[4]));
+            }
             std::printf(
                 "  PEs: serial %u, parallel %u, auto (classifier) %u, ideal %u "
                 "(seed 001: 9 / 5 / 4)\n",

@@ -171,8 +171,9 @@ const ParadigmClassifier& ParadigmClassifier::shipped() {
 
 double ParadigmClassifier::decision(const LayerFeatures& f) const {
     const double x[4] = {f.n_sources, f.n_targets, f.density_pct, f.delay_range};
-    double votes[2] = {0, 0};
+    double votes[2] = {0, 0}, total = 0;
     for (const Tree& t : m_trees) {
+        total += t.weight;
         int32_t i = 0;
         size_t steps = 0;
         while (t.nodes[static_cast<size_t>(i)].left >= 0 && steps++ < t.nodes.size()) {
@@ -182,7 +183,7 @@ double ParadigmClassifier::decision(const LayerFeatures& f) const {
         }
         votes[t.nodes[static_cast<size_t>(i)].cls] += t.weight;
     }
-    return votes[1] - votes[0];
+    return (votes[1] - votes[0]) / total;  // sklearn normalises by the weights' sum
 }
 
 LayerFeatures features_of(const ParLayer& layer) {
@@ -217,6 +218,7 @@ GestureParadigmCounts gesture_paradigm_counts(uint64_t seed) {
         r.serial_per_layer.push_back(s);
         r.parallel_per_layer.push_back(p);
         r.predicted.push_back(pred);
+        r.savings.push_back(map_savings(l));
         r.serial += s;
         r.parallel += p;
         r.classifier += pred == Paradigm::parallel ? p : s;

@@ -47,9 +47,9 @@ std::string dataset_csv_header();
 std::string dataset_csv_line(const DatasetRow& r);
 
 // AdaBoost (SAMME) over decision trees, as exported by tools/snn/paradigm_classifier.py.
-// Decision: sum of the weights of the trees voting parallel minus those voting serial, in tree
-// order, > 0 -> parallel (sklearn's AdaBoostClassifier.predict for two classes). Features are
-// compared as float32 against double thresholds, as sklearn's trees do.
+// Decision: (sum of the weights of the trees voting parallel minus those voting serial, in
+// tree order) / the sum of all weights; > 0 -> parallel (sklearn's AdaBoostClassifier for two
+// classes). Features are compared as float32 against double thresholds, as sklearn's trees do.
 class ParadigmClassifier {
 public:
     // Parses the text format (docs/snn_parallel.md, "Classifier file"); throws
@@ -86,6 +86,7 @@ struct GestureParadigmCounts {
     uint32_t serial = 0, parallel = 0, classifier = 0, ideal = 0;
     std::vector<uint32_t> serial_per_layer, parallel_per_layer;
     std::vector<Paradigm> predicted;
+    std::vector<MapSavings> savings;         // per layer: the weight-delay map under O1..O4
     GesturePeCounts serial_interpretations;  // the serial compiler's counts (compiler.h)
 };
 GestureParadigmCounts gesture_paradigm_counts(uint64_t seed = 1);

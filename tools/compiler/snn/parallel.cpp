@@ -189,7 +189,7 @@ SubordinateMap build_block(const GlobalMap& g, uint32_t j0, uint32_t j1, uint32_
         const Entries& e = g.rows[r];
         const Entry* lo = std::lower_bound(e.data(), e.data() + e.size(), Entry{c0, 0});
         const Entry* hi = std::lower_bound(e.data(), e.data() + e.size(), Entry{c1, 0});
-        b.synapses += static_cast<uint32_t>(hi - lo);
+        b.synapses += static_cast<uint32_t>(hi - lo) * g.row_mult[r];
         if (lo == hi && o.zero_rows) continue;  // O1 in the block
         if (o.merge_rows) {
             Entries key(lo, hi);
