@@ -108,10 +108,10 @@
 #define S2_SNNP_KIND_DOMINANT 3u
 #define S2_SNNP_KIND_SUBORDINATE 4u
 
-#define S2_SNNP_NO_ROW 0xFFFFu    /* row_of: (delay, source) feeds no row */
-#define S2_SNNP_NO_COL 0xFFFFu    /* col_of: no synapse onto (type, target) in this block */
-#define S2_SNNP_MAX_ROWS 0xFFFFu  /* rows of the optimised map: indices 0 .. 0xFFFE */
-#define S2_SNNP_MAX_MULT 255u     /* largest x (unsigned 8-bit operand) */
+#define S2_SNNP_NO_ROW 0xFFFFu   /* row_of: (delay, source) feeds no row */
+#define S2_SNNP_NO_COL 0xFFFFu   /* col_of: no synapse onto (type, target) in this block */
+#define S2_SNNP_MAX_ROWS 0xFFFFu /* rows of the optimised map: indices 0 .. 0xFFFE */
+#define S2_SNNP_MAX_MULT 255u    /* largest x (unsigned 8-bit operand) */
 #define S2_SNNP_MAX_SUBORDINATES 151u
 #define S2_SNNP_MAX_TARGETS 4096u /* neurons of one dominant PE */
 #define S2_SNNP_ACC_BITS 24u      /* accumulator width the compiler assumes (no wrap below it) */
@@ -138,52 +138,52 @@ typedef struct {
 
 /* The dominant's view of subordinate s. */
 typedef struct {
-    uint32_t pe;           /* global PE index */
-    uint32_t row_lo;       /* its slice of X: stacked[row_lo .. row_lo + row_count) */
+    uint32_t pe;     /* global PE index */
+    uint32_t row_lo; /* its slice of X: stacked[row_lo .. row_lo + row_count) */
     uint32_t row_count;
-    uint32_t target_lo;    /* its targets: target_lo .. target_lo + target_count - 1 */
+    uint32_t target_lo; /* its targets: target_lo .. target_lo + target_count - 1 */
     uint32_t target_count;
-    uint32_t partial;      /* SRAM address of int16_t[2][even(target_count)] (its DMA writes) */
+    uint32_t partial; /* SRAM address of int16_t[2][even(target_count)] (its DMA writes) */
     uint32_t reserved[2];
 } s2_snnp_sub_entry_t;
 
 typedef struct {
-    uint32_t magic;       /* S2_SNNP_IMAGE_MAGIC */
-    uint32_t version;     /* S2_SNNP_IMAGE_VERSION */
-    uint32_t kind;        /* S2_SNNP_KIND_DOMINANT */
-    uint32_t flags;       /* S2_SNN_FLAG_RECORD_SPIKES, S2_SNN_FLAG_NO_TARGETS */
-    uint32_t image_size;  /* bytes from S2_SNN_IMAGE_BASE to the end of the last region */
-    uint32_t pe;          /* global PE index */
-    uint32_t vertex;      /* machine vertex id of the target population's neurons */
-    uint32_t key_base;    /* vertex << S2_SNN_KEY_VERTEX_SHIFT: neuron j sends key_base | j */
-    uint32_t n_targets;   /* neurons, 1 .. S2_SNNP_MAX_TARGETS */
-    uint32_t n_sources;   /* source neurons of the layer */
+    uint32_t magic;      /* S2_SNNP_IMAGE_MAGIC */
+    uint32_t version;    /* S2_SNNP_IMAGE_VERSION */
+    uint32_t kind;       /* S2_SNNP_KIND_DOMINANT */
+    uint32_t flags;      /* S2_SNN_FLAG_RECORD_SPIKES, S2_SNN_FLAG_NO_TARGETS */
+    uint32_t image_size; /* bytes from S2_SNN_IMAGE_BASE to the end of the last region */
+    uint32_t pe;         /* global PE index */
+    uint32_t vertex;     /* machine vertex id of the target population's neurons */
+    uint32_t key_base;   /* vertex << S2_SNN_KEY_VERTEX_SHIFT: neuron j sends key_base | j */
+    uint32_t n_targets;  /* neurons, 1 .. S2_SNNP_MAX_TARGETS */
+    uint32_t n_sources;  /* source neurons of the layer */
     uint32_t n_ticks;
     uint32_t tick_cycles;
     uint32_t timestep_ns;
-    uint32_t counters;    /* SRAM address of s2_snn_counters_t */
-    uint32_t src_table;   /* SRAM address of s2_snnp_src_entry_t[src_count] */
+    uint32_t counters;  /* SRAM address of s2_snn_counters_t */
+    uint32_t src_table; /* SRAM address of s2_snnp_src_entry_t[src_count] */
     uint32_t src_count;
-    uint32_t spike_buffer; /* SRAM address of uint32_t[spike_buffer_entries] */
+    uint32_t spike_buffer;         /* SRAM address of uint32_t[spike_buffer_entries] */
     uint32_t spike_buffer_entries; /* power of two */
-    uint32_t delays;      /* SRAM address of uint32_t[n_delays] */
-    uint32_t n_delays;    /* delays with at least one synapse, 1 .. 16 */
-    uint32_t max_delay;   /* the largest of them */
-    uint32_t hist;        /* SRAM address of uint32_t[hist_slots][hist_words] */
-    uint32_t hist_slots;  /* power of two > max_delay */
-    uint32_t hist_words;  /* ceil(n_sources / 32) */
-    uint32_t row_of;      /* SRAM address of uint16_t[n_delays][row_of_stride] */
-    uint32_t row_of_stride; /* n_sources rounded up to even */
-    uint32_t stacked;     /* SRAM address of uint8_t[stacked_bytes] */
-    uint32_t n_rows;      /* rows of the optimised map (X entries used) */
-    uint32_t stacked_bytes; /* n_rows rounded up to 4 */
+    uint32_t delays;               /* SRAM address of uint32_t[n_delays] */
+    uint32_t n_delays;             /* delays with at least one synapse, 1 .. 16 */
+    uint32_t max_delay;            /* the largest of them */
+    uint32_t hist;                 /* SRAM address of uint32_t[hist_slots][hist_words] */
+    uint32_t hist_slots;           /* power of two > max_delay */
+    uint32_t hist_words;           /* ceil(n_sources / 32) */
+    uint32_t row_of;               /* SRAM address of uint16_t[n_delays][row_of_stride] */
+    uint32_t row_of_stride;        /* n_sources rounded up to even */
+    uint32_t stacked;              /* SRAM address of uint8_t[stacked_bytes] */
+    uint32_t n_rows;               /* rows of the optimised map (X entries used) */
+    uint32_t stacked_bytes;        /* n_rows rounded up to 4 */
     uint32_t n_subordinates;
-    uint32_t subs;        /* SRAM address of s2_snnp_sub_entry_t[n_subordinates] */
-    uint32_t partial;     /* SRAM address of the partial-input area (all subordinates) */
+    uint32_t subs;          /* SRAM address of s2_snnp_sub_entry_t[n_subordinates] */
+    uint32_t partial;       /* SRAM address of the partial-input area (all subordinates) */
     uint32_t partial_words; /* 32-bit words of the partial area */
-    uint32_t params;      /* SRAM address of s2_snn_lif_params_t */
-    uint32_t state;       /* SRAM address of s2_snn_neuron_state_t[n_targets] */
-    uint32_t record_words; /* per tick, format of snn_image.h; 0: nothing recorded */
+    uint32_t params;        /* SRAM address of s2_snn_lif_params_t */
+    uint32_t state;         /* SRAM address of s2_snn_neuron_state_t[n_targets] */
+    uint32_t record_words;  /* per tick, format of snn_image.h; 0: nothing recorded */
     uint32_t record_stage;
     uint32_t record_dram; /* global DRAM address of n_ticks records (0: not allocated yet) */
     uint32_t n_record_v;
@@ -192,10 +192,10 @@ typedef struct {
 } s2_snnp_dominant_t;
 
 typedef struct {
-    uint32_t magic;       /* S2_SNNP_IMAGE_MAGIC */
+    uint32_t magic; /* S2_SNNP_IMAGE_MAGIC */
     uint32_t version;
-    uint32_t kind;        /* S2_SNNP_KIND_SUBORDINATE */
-    uint32_t flags;       /* 0 */
+    uint32_t kind;  /* S2_SNNP_KIND_SUBORDINATE */
+    uint32_t flags; /* 0 */
     uint32_t image_size;
     uint32_t pe;          /* global PE index */
     uint32_t dominant_pe; /* global PE index of its dominant (signals go there) */
@@ -206,24 +206,24 @@ typedef struct {
     uint32_t counters;    /* SRAM address of s2_snn_counters_t */
     uint32_t stacked_src; /* global address of the dominant's stacked[row_lo] */
     uint32_t row_lo;
-    uint32_t row_count;   /* bytes fetched (DMA length rounded up to 4 by the firmware) */
-    uint32_t raw;         /* SRAM address of uint8_t[row_count rounded up to 4] */
+    uint32_t row_count;    /* bytes fetched (DMA length rounded up to 4 by the firmware) */
+    uint32_t raw;          /* SRAM address of uint8_t[row_count rounded up to 4] */
     uint32_t gather_start; /* SRAM address of uint16_t[k_rows + 1] */
-    uint32_t gather;      /* SRAM address of uint16_t[n_gather], indices into raw */
+    uint32_t gather;       /* SRAM address of uint16_t[n_gather], indices into raw */
     uint32_t n_gather;
-    uint32_t x;           /* SRAM address of uint8_t[k_rows] (MLA A) */
-    uint32_t k_rows;      /* K */
-    uint32_t n_cols;      /* N */
-    uint32_t map;         /* SRAM address of int8_t[k_rows][n_cols] (MLA B) */
-    uint32_t c;           /* SRAM address of int16_t[n_cols] (MLA C) */
-    uint32_t mla_ctrl;    /* S2_SNNP_MLA_CTRL */
+    uint32_t x;        /* SRAM address of uint8_t[k_rows] (MLA A) */
+    uint32_t k_rows;   /* K */
+    uint32_t n_cols;   /* N */
+    uint32_t map;      /* SRAM address of int8_t[k_rows][n_cols] (MLA B) */
+    uint32_t c;        /* SRAM address of int16_t[n_cols] (MLA C) */
+    uint32_t mla_ctrl; /* S2_SNNP_MLA_CTRL */
     uint32_t target_lo;
     uint32_t target_count;
-    uint32_t col_of;      /* SRAM address of uint16_t[2][col_of_stride] */
+    uint32_t col_of;        /* SRAM address of uint16_t[2][col_of_stride] */
     uint32_t col_of_stride; /* target_count rounded up to even */
-    uint32_t out;         /* SRAM address of int16_t[2][col_of_stride] */
-    uint32_t partial_dst; /* global address of its partial area in the dominant */
-    uint32_t delay_lo;    /* information: the delays of its rows, delay_lo .. delay_hi */
+    uint32_t out;           /* SRAM address of int16_t[2][col_of_stride] */
+    uint32_t partial_dst;   /* global address of its partial area in the dominant */
+    uint32_t delay_lo;      /* information: the delays of its rows, delay_lo .. delay_hi */
     uint32_t delay_hi;
     uint32_t reserved[15];
 } s2_snnp_subordinate_t;
