@@ -1545,6 +1545,24 @@ TEST(WorkloadRegistry, ReadmeDocumentsEveryKey) {
 }
 
 // A small file that expands (aliases are copied) to a huge tree stops the load at once.
+// load_text (the fuzz harness's entry point) is load() without reading the file: same scenario,
+// same messages, relative paths against the named path's directory.
+TEST_F(ScenarioTest, LoadTextEqualsLoadingTheFile) {
+    const std::string text = std::string(kMinimal) + "seed: 7\n";
+    const Scenario from_file = load_text(text);
+    const Scenario in_memory = scenario::load_text(text, path(), m_opts);
+    EXPECT_EQ(diff_resolved(from_file, in_memory), "");
+    EXPECT_EQ(in_memory.path, path());
+    EXPECT_EQ(in_memory.source_text, text);
+    try {
+        scenario::load_text("seed: x\n", path("nowhere.yaml"), m_opts);
+        ADD_FAILURE() << "no ScenarioError";
+    } catch (const ScenarioError& e) {
+        EXPECT_EQ(e.errors().at(0).origin.file, path("nowhere.yaml"));
+        EXPECT_FALSE(fs::exists(path("nowhere.yaml")));
+    }
+}
+
 TEST_F(ScenarioTest, AliasBombIsBounded) {
     std::string bomb = "x0: &x0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
     for (int i = 1; i < 8; ++i) {

@@ -19,12 +19,14 @@ constexpr size_t kMaxExpandedNodes = 10'000'000;
 
 class Loader {
 public:
-    explicit Loader(std::string path) : m_path(std::move(path)) {}
+    // `text`: the file's text, or nullptr to read the file `path`.
+    explicit Loader(std::string path, const std::string* text = nullptr)
+        : m_path(std::move(path)), m_text(text) {}
 
     Network load() {
         YAML::Node root;
         try {
-            root = YAML::LoadFile(m_path);
+            root = m_text ? YAML::Load(*m_text) : YAML::LoadFile(m_path);
         } catch (const YAML::BadFile&) {
             throw NetworkError(m_path + ": cannot open network file");
         } catch (const YAML::DeepRecursion& e) {
@@ -392,18 +394,25 @@ private:
     }
 
     std::string m_path;
+    const std::string* m_text;
     Network m_net;
 };
 
-}  // namespace
-
-Network load_network(const std::string& path) {
+Network load(const std::string& path, const std::string* text) {
     try {
-        return Loader(path).load();
+        return Loader(path, text).load();
     } catch (const YAML::Exception& e) {  // e.g. a non-scalar map key
         throw NetworkError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
                            std::to_string(e.mark.column + 1) + ": " + e.msg);
     }
+}
+
+}  // namespace
+
+Network load_network(const std::string& path) { return load(path, nullptr); }
+
+Network parse_network(const std::string& text, const std::string& path) {
+    return load(path, &text);
 }
 
 }  // namespace nmsim::compiler::bss2

@@ -446,5 +446,23 @@ TEST(Bss2NetworkYaml, OtherNumericKeysHaveHardwareRanges) {
     EXPECT_EQ(net.projections[1].stp->tau_rec, 4294967.295);
 }
 
+// parse_network (the fuzz harness's entry point) reads text as load_network reads the file.
+TEST(Bss2NetworkYaml, ParseNetworkEqualsLoadingTheFile) {
+    const std::string text =
+        "populations:\n  - {name: in, kind: external, size: 4}\n"
+        "  - {name: exc, kind: internal, size: 3}\n"
+        "projections:\n  - {name: p, source: in, target: exc, connector: all_to_all, weight: 2}\n";
+    const Network a = load_network(write_file("parse.yaml", text));
+    const Network b = parse_network(text, "mem.yaml");
+    EXPECT_EQ(b.file, "mem.yaml");
+    ASSERT_EQ(b.projections.size(), 1u);
+    EXPECT_EQ(b.projections[0].connections.size(), a.projections[0].connections.size());
+    EXPECT_EQ(b.projections[0].where.str(), "mem.yaml:5:5");
+    EXPECT_EQ(error_of([] {
+                  parse_network("populations: [\n", "mem.yaml");
+              }).rfind("mem.yaml:2:1: YAML syntax error", 0),
+              0u);
+}
+
 }  // namespace
 }  // namespace nmsim::compiler::bss2
