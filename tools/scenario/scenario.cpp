@@ -134,6 +134,10 @@ void Loader::upgrade_pe_form(YNode& root) {
 }
 
 void Loader::apply_set(YNode& root, const std::string& item) {
+    if (const std::string why = utf8_problem(item); !why.empty()) {
+        m_r.error(kSetOrigin, "", "malformed --set: " + why);
+        return;
+    }
     size_t eq = item.find('=');
     if (eq == std::string::npos) {
         m_r.error(kSetOrigin, "", "malformed --set " + quote(item) + ": expected key.path=value");
