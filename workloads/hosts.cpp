@@ -4,6 +4,7 @@
 #include "workloads/bss2/host.h"
 #include "workloads/dnn/host.h"
 #include "workloads/pe/host.h"
+#include "workloads/snn/host.h"
 
 namespace nmsim::run {
 
@@ -11,6 +12,7 @@ std::unique_ptr<HostProgram> make_host_program(const std::string& kind) {
     if (kind == "pe") return std::make_unique<workloads::pe::PeHost>();
     if (kind == "dnn") return std::make_unique<workloads::dnn::DnnHost>();
     if (kind == "bss2") return std::make_unique<workloads::bss2::Bss2Host>();
+    if (kind == "snn") return std::make_unique<workloads::snn::SnnHost>();
     return nullptr;
 }
 

@@ -4,6 +4,7 @@
 #include "workloads/bss2/spec.h"
 #include "workloads/dnn/spec.h"
 #include "workloads/pe/spec.h"
+#include "workloads/snn/spec.h"
 
 namespace nmsim::scenario {
 
@@ -12,6 +13,7 @@ const std::vector<const WorkloadSchema*>& workload_schemas() {
         &workloads::pe::schema(),
         &workloads::dnn::schema(),
         &workloads::bss2::schema(),
+        &workloads::snn::schema(),
     };
     return all;
 }

@@ -1,5 +1,6 @@
 /* Small C HAL for the SpiNNaker2 PE as simulated by nmsim. Core helpers (NVIC, WFI, console,
- * exit, argument block) live here; each peripheral has its own s2_<block>.h included below. */
+ * exit, argument block) live here; each peripheral has its own s2_<block>.h (programs include
+ * the ones they use; the multicast comms driver s2_comms.h comes with this header). */
 #ifndef S2_HAL_H
 #define S2_HAL_H
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include "nmsim/hw/spinnaker2/pe_map.h"
 #include "nmsim/hw/spinnaker2/console_regs.h"
 #include "nmsim/hw/spinnaker2/mailbox_regs.h"
+#include "s2_comms.h"
 
 /* --- core ------------------------------------------------------------------------------- */
 #define S2_NVIC_ISER(n) NM_REG32(0xE000E100u + 4u * (n))

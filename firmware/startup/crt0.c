@@ -27,6 +27,7 @@ void DMA_IRQHandler(void) WEAK_ALIAS;
 void MLA_IRQHandler(void) WEAK_ALIAS;
 void MAILBOX_IRQHandler(void) WEAK_ALIAS;
 void SIGNAL_IRQHandler(void) WEAK_ALIAS;
+void COMMS_IRQHandler(void) WEAK_ALIAS;
 
 typedef void (*vector_t)(void);
 __attribute__((section(".vectors"), used)) const vector_t s2_vectors[16 + S2_IRQ_COUNT] = {
@@ -49,6 +50,7 @@ __attribute__((section(".vectors"), used)) const vector_t s2_vectors[16 + S2_IRQ
     [16 + S2_IRQ_MLA] = MLA_IRQHandler,
     [16 + S2_IRQ_MAILBOX] = MAILBOX_IRQHandler,
     [16 + S2_IRQ_SIGNAL] = SIGNAL_IRQHandler,
+    [16 + S2_IRQ_COMMS_RX] = COMMS_IRQHandler,
 };
 
 void Reset_Handler(void) {

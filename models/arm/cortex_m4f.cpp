@@ -444,6 +444,7 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
     p.set_dmi_allowed(false);
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const sc_core::sc_time before = sc_core::sc_time_stamp();
     bus->b_transport(p, delay);
     p.clear_extension(&ext);
     if (p.is_response_error()) {
@@ -451,6 +452,9 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
                             (ext.why.empty() ? p.get_response_string() : ext.why));
         return 0;
     }
+    // A target may wait inside b_transport (a full comms TX FIFO holds the access until a slot
+    // is free); the returned delay then counts from the later time. Both stall the core.
+    delay += sc_core::sc_time_stamp() - before;
     if (delay > sc_core::SC_ZERO_TIME) {  // the access stalled the core
         m_ticks += static_cast<uint64_t>(std::ceil(delay.to_seconds() * m_clock.hz - 1e-6));
     }

@@ -101,4 +101,71 @@ NMSIM_TRACE_TABLE(FaultRecord, "events/faults", "processor faults (the run stops
                   NMSIM_COL(FaultRecord, component, "1", "component id (the core)"),
                   NMSIM_COL(FaultRecord, cause, "1", "1 bus error, 2 unmapped, 3 undefined instr., 4 hard fault, 5 lockup"));
 
+struct RouterDropRecord {
+    uint64_t t_ps;
+    uint32_t key;
+    uint32_t copies;  // copies lost (1 for a packet dropped whole)
+    uint16_t source;  // mc_packet.h SOURCE: PE index, 0x100 + link, 0x1FF unknown
+    uint16_t component;
+    uint8_t reason;  // 1 no route, 2 timeout, 3 input full, 4 no such PE
+    uint8_t pad_[3];
+};
+NMSIM_TRACE_TABLE(RouterDropRecord, "events/router_drops",
+                  "multicast packets (or copies of them) the spike router dropped",
+                  NMSIM_COL(RouterDropRecord, t_ps, "ps", "time of the drop"),
+                  NMSIM_COL(RouterDropRecord, key, "1", "routing key"),
+                  NMSIM_COL(RouterDropRecord, copies, "1",
+                            "copies lost (PEs and links; 1 for a whole packet)"),
+                  NMSIM_COL(RouterDropRecord, source, "1",
+                            "where the packet entered: PE index, 0x100 + link, 0x1FF unknown"),
+                  NMSIM_COL(RouterDropRecord, component, "1", "component id (the router)"),
+                  NMSIM_COL(RouterDropRecord, reason, "1",
+                            "1 no route, 2 timeout (wait_time), 3 input queue full, 4 no such PE"));
+
+struct RouterLinkRecord {
+    uint64_t t_ps;  // the packet has left (end of serialisation)
+    uint32_t key;
+    uint32_t payload;
+    uint16_t component;
+    uint8_t link;
+    uint8_t has_payload;
+    uint8_t pad_[4];
+};
+NMSIM_TRACE_TABLE(RouterLinkRecord, "events/router_links",
+                  "multicast packets sent on the spike router's chip links",
+                  NMSIM_COL(RouterLinkRecord, t_ps, "ps", "the last bit has left the link"),
+                  NMSIM_COL(RouterLinkRecord, key, "1", "routing key"),
+                  NMSIM_COL(RouterLinkRecord, payload, "1", "payload (0 without one)"),
+                  NMSIM_COL(RouterLinkRecord, component, "1", "component id (the router)"),
+                  NMSIM_COL(RouterLinkRecord, link, "1", "chip link 0..5 (E, NE, N, W, SW, S)"),
+                  NMSIM_COL(RouterLinkRecord, has_payload, "1",
+                            "1 if the packet carries a payload"));
+
+struct RouterPacketRecord {
+    uint64_t t_arrive_ps;  // joined the input queue
+    uint64_t t_start_ps;   // an engine took it
+    uint64_t t_done_ps;    // its last copy was issued or dropped
+    uint32_t key;
+    uint16_t source;
+    uint16_t pe_copies;  // copies issued to PEs
+    uint16_t component;
+    uint8_t links;  // links it was sent on (bit k: link k)
+    uint8_t flags;  // bit 0 payload, 1 default routed, 2 no route, 3 copies dropped
+    uint8_t pad_[4];
+};
+NMSIM_TRACE_TABLE(RouterPacketRecord, "events/router_packets",
+                  "packets through the spike router (only with router.trace_packets)",
+                  NMSIM_COL(RouterPacketRecord, t_arrive_ps, "ps", "joined the input queue"),
+                  NMSIM_COL(RouterPacketRecord, t_start_ps, "ps", "an engine took it"),
+                  NMSIM_COL(RouterPacketRecord, t_done_ps, "ps",
+                            "its last copy was issued or dropped"),
+                  NMSIM_COL(RouterPacketRecord, key, "1", "routing key"),
+                  NMSIM_COL(RouterPacketRecord, source, "1",
+                            "PE index, 0x100 + link, 0x1FF unknown"),
+                  NMSIM_COL(RouterPacketRecord, pe_copies, "1", "copies issued to PEs"),
+                  NMSIM_COL(RouterPacketRecord, component, "1", "component id (the router)"),
+                  NMSIM_COL(RouterPacketRecord, links, "1", "links it was sent on (bit k: link k)"),
+                  NMSIM_COL(RouterPacketRecord, flags, "1",
+                            "bit 0 payload, 1 default routed, 2 no route, 3 copies dropped"));
+
 }  // namespace nmsim

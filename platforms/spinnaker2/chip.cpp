@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nmsim/hw/spinnaker2/comms_regs.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
 #include "nmsim/hw/spinnaker2/pe_map.h"
 #include "nmsim/hw/spinnaker2/signal_regs.h"
@@ -21,10 +22,12 @@ const ChipParams& checked(const ChipParams& p) {
     if (p.qpe_count < 1 || p.qpe_count > S2_NOC_N_QPES)
         throw std::invalid_argument("chip: qpe_count must be in 1..38, got " +
                                     std::to_string(p.qpe_count));
-    if (p.pe.sram_size.n > S2_SIGNAL_RX_OFFSET)
+    static_assert(S2_COMMS_RX_OFFSET + S2_COMMS_RX_WINDOW <= S2_SIGNAL_RX_OFFSET,
+                  "the comms RX window lies below the signal window");
+    if (p.pe.sram_size.n > S2_COMMS_RX_OFFSET)
         throw std::invalid_argument("chip: pe.sram_size " + std::to_string(p.pe.sram_size.n) +
-                                    " B overlaps the signal window at offset " +
-                                    std::to_string(S2_SIGNAL_RX_OFFSET) + " of the PE window");
+                                    " B overlaps the comms RX window at offset " +
+                                    std::to_string(S2_COMMS_RX_OFFSET) + " of the PE window");
     if (p.dram.channels != S2_DRAM_IF_COUNT || p.dram.interleave.n != 0)
         throw std::invalid_argument(
             "chip: dram.channels must be 2 and dram.interleave 0 (one controller per NoC DRAM "
@@ -92,7 +95,8 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
     : sc_module(name),
       m_p(checked(p)),
       m_noc("noc", noc_params(p), sink),
-      m_host("host", p.host, sink) {
+      m_host("host", p.host, sink),
+      m_router("router", p.router, sink) {
     for (uint32_t k = 0; k < S2_DRAM_IF_COUNT; ++k) {
         m_dram.push_back(
             std::make_unique<DramCtrl>(("dram" + std::to_string(k)).c_str(), dram_params(p), sink));
@@ -100,6 +104,8 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
     }
     m_noc.out[m_noc.host_endpoint().value].bind(m_host.tgt);
     m_host.init.bind(m_noc.in[m_noc.host_endpoint().value]);  // global addresses: no offset
+    m_noc.out[m_noc.router_endpoint().value].bind(m_router.noc_in);
+    m_router.noc_out.bind(m_noc.in[m_noc.router_endpoint().value]);  // global addresses
 
     const uint32_t n_pes = p.qpe_count * S2_NOC_PES_PER_QPE;
     const std::vector<uint32_t> levels = parse_perf_levels(p.perf_levels, n_pes, p.pe.perf_level);
@@ -123,11 +129,16 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
         pe->dma.ext.bind(ext->in);
         pe->signal.tx.bind(ext->in);
         pe->signal.set_index(ep.value);
+        pe->comms.tx.bind(ext->in);
+        pe->comms.set_index(ep.value);
+        pe->comms.set_router(&m_router);
+        m_router.attach_pe(ep.value, p.pe.comms.rx_fifo_depth);
         ext->map(m_noc.in[ep.value], 0, kExtSize, "noc");
         m_noc.set_in_address_offset(ep, S2_EXT_BASE);
 
         m_noc.out[ep.value].bind(port->in);
         port->map(pe->sram.tgt, 0, p.pe.sram_size.n, "sram");
+        port->map(pe->comms.rx, S2_COMMS_RX_OFFSET, S2_COMMS_RX_WINDOW, "comms");
         port->map(pe->signal.rx, S2_SIGNAL_RX_OFFSET, S2_SIGNAL_RX_WINDOW, "signal");
 
         m_pes.add(std::move(pe));
@@ -144,6 +155,7 @@ void Chip::write_summaries() {
     m_noc.write_summary();
     for (auto& d : m_dram) d->write_summary();
     m_host.write_summary();
+    m_router.write_summary();
 }
 
 }  // namespace nmsim::spinnaker2

@@ -1,22 +1,28 @@
-// The SpiNNaker2 chip: 4 * qpe_count PEs on the data NoC, two LPDDR4 interfaces and a host
-// endpoint. Wiring and address maps only: behaviour lives in the models.
+// The SpiNNaker2 chip: 4 * qpe_count PEs on the data NoC, two LPDDR4 interfaces, a host endpoint
+// and the multicast spike router. Wiring and address maps only: behaviour lives in the models.
 //
 // Per PE with global index i = 4 * qpe_index + pe (its NoC endpoint, noc_map.h):
 //  - outbound: the core's bus window [S2_EXT_BASE, 0xE0000000) (the whole off-PE range: DRAM,
-//    other PEs' SRAM, host), the DMA's `ext` and the signal unit's `tx` all reach the NoC through
-//    a per-PE router `pe<i>_ext`, with addresses minus S2_EXT_BASE (the DMA's convention); the
-//    NoC port adds S2_EXT_BASE back (Noc::set_in_address_offset).
+//    other PEs' SRAM, the router, host), the DMA's `ext`, the signal unit's `tx` and the comms
+//    unit's `tx` all reach the NoC through a per-PE router `pe<i>_ext`, with addresses minus
+//    S2_EXT_BASE (the DMA's convention); the NoC port adds S2_EXT_BASE back
+//    (Noc::set_in_address_offset).
 //  - inbound: NoC out[i] feeds a per-PE router `pe<i>_noc_port` that decodes the PE's 512 KiB
-//    global window: SRAM at offset 0, the signal unit's receive window at S2_SIGNAL_RX_OFFSET;
-//    anything else is an address error naming the gap. So the NoC is built with pe_sram_size =
-//    the whole window and n_qpes = qpe_count (the chip sets both; noc.pe_sram_size and
-//    noc.n_qpes from the parameters are not used).
+//    global window: SRAM at offset 0, the comms RX window at S2_COMMS_RX_OFFSET, the signal
+//    unit's receive window at S2_SIGNAL_RX_OFFSET; anything else is an address error naming the
+//    gap. So the NoC is built with pe_sram_size = the whole window and n_qpes = qpe_count (the
+//    chip sets both; noc.pe_sram_size and noc.n_qpes from the parameters are not used).
+//  - flow control: the comms unit and the spike router see each other through McRouterIf
+//    (docs/router.md); the router knows every PE's RX FIFO depth.
 // DRAM: one DramCtrl per interface, each a single channel (dram.channels must be 2, the two NoC
 // DRAM endpoints, and interleave 0: the NoC splits the interfaces by address). Each controller
 // serves dram.size / 2 bytes at the offsets the NoC delivers (offset inside its interface).
 // Host: a HostLink on the host endpoint, both ways: its `init` drives noc.in[host] with global
 // addresses (no address offset), noc.out[host] reaches its host-side buffer (window
 // S2_HOST_GLOBAL_BASE). The host program uses host().write/read/signal.
+// Spike router: a SpikeRouter on the router endpoint (mesh node (4, 3)), both ways:
+// noc.out[router] reaches its window (S2_ROUTER_GLOBAL_BASE: registers, multicast input port,
+// table), its `noc_out` drives noc.in[router] with global addresses. router() gives it.
 #pragma once
 
 #include <systemc>
@@ -30,6 +36,7 @@
 #include "models/spinnaker2/dram/dram_ctrl.h"
 #include "models/spinnaker2/hostlink/host_link.h"
 #include "models/spinnaker2/noc/noc.h"
+#include "models/spinnaker2/router/spike_router.h"
 #include "platforms/spinnaker2/pe_platform.h"
 
 namespace nmsim::spinnaker2 {
@@ -53,6 +60,7 @@ struct ChipParams {
     NMSIM_GROUP(NocParams, noc, "data NoC (n_qpes and pe_sram_size are set by the chip)");
     NMSIM_GROUP(DramParams, dram, "DRAM: one controller per interface, dram.size split evenly");
     NMSIM_GROUP(HostLinkParams, host, "host link (Ethernet bridge)");
+    NMSIM_GROUP(SpikeRouterParams, router, "multicast spike router (docs/router.md)");
     NMSIM_GROUP(ChipEnergyParams, energy,
                 "infrastructure, NoC, DRAM and host-link energy (docs/energy.md)");
     NMSIM_GROUP(SimParams, sim, "simulation control");
@@ -75,6 +83,7 @@ public:
     Noc& noc() { return m_noc; }
     DramCtrl& dram(unsigned dram_if) { return *m_dram.at(dram_if); }
     HostLink& host() { return m_host; }
+    SpikeRouter& router() { return m_router; }
 
     // Starts the cores of the given PEs (loaded before); the simulation stops when all of them
     // have exited.
@@ -92,6 +101,7 @@ private:
     Noc m_noc;
     std::vector<std::unique_ptr<DramCtrl>> m_dram;
     HostLink m_host;
+    SpikeRouter m_router;
     PeSet m_pes;
     std::vector<std::unique_ptr<Router>> m_ext;       // per PE: outbound to the NoC
     std::vector<std::unique_ptr<Router>> m_core_ext;  // per PE: the core's path into m_ext

@@ -137,6 +137,21 @@ void add_chip_energy(energy::Meter& m, Chip& c) {
             [sum] { return sum([](const DramCtrl::ChannelStats& s) { return s.activations; }); },
             e.dram_activation_energy.j);
     }
+    const SpikeRouter* r = &c.router();
+    m.add_events(
+        c.router().name(), "packets", [r] { return static_cast<double>(r->counters().processed); },
+        e.router_packet_energy.j);
+    m.add_events(
+        c.router().name(), "deliveries",
+        [r] { return static_cast<double>(r->counters().delivered); }, e.router_delivery_energy.j);
+    m.add_events(
+        c.router().name(), "link_packets",
+        [r] {
+            uint64_t n = 0;
+            for (uint64_t k : r->counters().link_sent) n += k;
+            return static_cast<double>(n);
+        },
+        e.router_link_packet_energy.j);
     const HostLink* h = &c.host();
     m.add_events(
         c.host().name(), "bytes",

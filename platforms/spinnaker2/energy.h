@@ -16,7 +16,7 @@ void add_pe_energy(energy::Meter& m, Pe& pe);
 // Every PE, the platform's baseline power and the external memory interface.
 void add_platform_energy(energy::Meter& m, PePlatform& p);
 // Every PE, the chip's baseline, NoC flit hops, each DRAM interface (open time, bytes,
-// activations) and host-link bytes.
+// activations), host-link bytes and the spike router's packets, deliveries and link packets.
 void add_chip_energy(energy::Meter& m, Chip& c);
 
 }  // namespace nmsim::spinnaker2

@@ -70,6 +70,21 @@ struct ChipEnergyParams {
                 "NoC energy per 192-bit flit per router hop (router and link)",
                 "assumed: 0.05 pJ per bit and hop, the order of 22 nm router/link estimates "
                 "(DSENT/ORION class); no public figure");
+    NMSIM_PARAM(Energy, router_packet_energy, Energy{0.3e-9}, "", range(0, 1e-6),
+                "spike router energy per packet routed (one search of the 16,384-entry table, "
+                "priority encoding and route read-out)",
+                "assumed: no public figure per packet. Basis: a ternary CAM search compares "
+                "every entry in parallel, 16,384 x 32 bits here; at about 0.5 fJ per bit and "
+                "search (order of low-power TCAM macros) that is 0.26 nJ, rounded to 0.3 nJ");
+    NMSIM_PARAM(Energy, router_delivery_energy, Energy{4.8e-12}, "", range(0, 1e-6),
+                "energy per multicast copy delivered to a PE (router output and the write into "
+                "the receiver's RX FIFO; the NoC hops are charged as flit_hop_energy)",
+                "assumed: no public figure. One 96-bit packet moved and stored once at the 0.05 "
+                "pJ per bit of flit_hop_energy");
+    NMSIM_PARAM(Energy, router_link_packet_energy, Energy{96e-12}, "", range(0, 1e-6),
+                "energy per packet sent on a chip link (96 bits, transmitter side)",
+                "assumed: no public figure. About 1 pJ per bit for a short-reach low-swing "
+                "serial link (hardware_facts.md G: 0.5 V low-swing on-board links [2nd])");
     NMSIM_PARAM(Power, dram_open_power, Power{46.4e-3}, "", range(0, 10),
                 "static power of one DRAM interface from its first access to the end of the run",
                 "seed 003 sec. 3.3: closing the prototype's LPDDR2 interface saves 46.4 mW; used "

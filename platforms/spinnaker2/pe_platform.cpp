@@ -34,6 +34,7 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
       mailbox("mailbox", sink),
       console("console", sink, std::string(this->name()), console_stdout),
       signal("signal", sink),
+      comms("comms", p.comms, sink),
       m_p(p) {
     if (p.sram_size.n % kPage != 0)
         throw std::invalid_argument("pe.sram_size must be a multiple of 4 KiB, got " +
@@ -49,7 +50,9 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
     bus.map(mailbox.cfg, S2_MAILBOX_BASE, S2_PERIPH_WINDOW, "mailbox");
     bus.map(console.cfg, S2_CONSOLE_BASE, S2_PERIPH_WINDOW, "console");
     bus.map(signal.cfg, S2_SIGNAL_BASE, S2_PERIPH_WINDOW, "signal");
+    bus.map(comms.cfg, S2_COMMS_BASE, S2_PERIPH_WINDOW, "comms");
     static_assert((S2_SIGNAL_BASE & ~(kPage - 1)) == S2_DMA_BASE, "signal shares the DMA page");
+    static_assert((S2_COMMS_BASE & ~(kPage - 1)) == S2_DMA_BASE, "comms shares the DMA page");
     for (uint32_t page : {S2_EXP_BASE, S2_TIMER_BASE, S2_DMA_BASE, S2_MLA_BASE, S2_MAILBOX_BASE})
         core.map_bus_window(page & ~(kPage - 1), kPage);
     timer0.irq.bind(core, S2_IRQ_TIMER0);
@@ -58,6 +61,7 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
     mla.irq.bind(core, S2_IRQ_MLA);
     mailbox.irq.bind(core, S2_IRQ_MAILBOX);
     signal.irq.bind(core, S2_IRQ_SIGNAL);
+    comms.irq.bind(core, S2_IRQ_COMMS_RX);
 
     auto finish = [this](int code) {
         if (exited) return;
@@ -73,7 +77,7 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
 }
 
 std::vector<Peripheral*> Pe::peripherals() {
-    return {&mla, &exp, &prng, &timer0, &timer1, &dma, &mailbox, &console, &signal};
+    return {&mla, &exp, &prng, &timer0, &timer1, &dma, &mailbox, &console, &signal, &comms};
 }
 
 void Pe::load(const arm::ElfImage& image) {
@@ -111,6 +115,7 @@ PePlatform::PePlatform(sc_core::sc_module_name name, const PePlatformParams& p, 
         pe->dma.ext.bind(m_ext_bus.in);
         pe->core.map_bus_window(S2_EXT_BASE, static_cast<uint32_t>(p.ext.size.n));
         pe->signal.set_index(i);  // SELF; its sends fail: this platform has no NoC
+        pe->comms.set_index(i);   // SELF; its sends fail: this platform has no spike router
         m_pes.add(std::move(pe));
     }
 }

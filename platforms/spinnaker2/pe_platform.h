@@ -1,8 +1,9 @@
 // The SpiNNaker2 processing-element platform: one or more PEs (Cortex-M4F core, local SRAM, MLA,
-// EXP, PRNG, two timers, DMA, host mailbox, debug console, PE-to-PE signal unit on a PE-local
-// bus) sharing a host-visible external memory at S2_EXT_BASE (the DRAM window; the full chip,
-// platforms/spinnaker2/chip.h, puts the NoC and DRAM there instead). The signal unit has no
-// NoC here: its SEND is a bus error. Wiring and address maps only: behaviour lives in the models.
+// EXP, PRNG, two timers, DMA, host mailbox, debug console, PE-to-PE signal unit, multicast comms
+// controller on a PE-local bus) sharing a host-visible external memory at S2_EXT_BASE (the DRAM
+// window; the full chip, platforms/spinnaker2/chip.h, puts the NoC and DRAM there instead). The
+// signal unit has no NoC here and the comms unit no spike router: their sends are bus errors.
+// Wiring and address maps only: behaviour lives in the models.
 #pragma once
 
 #include <systemc>
@@ -15,6 +16,7 @@
 #include "models/common/memory.h"
 #include "models/common/param.h"
 #include "models/common/router.h"
+#include "models/spinnaker2/comms/comms.h"
 #include "models/spinnaker2/console/console.h"
 #include "models/spinnaker2/dma/dma.h"
 #include "models/spinnaker2/exp/exp_accel.h"
@@ -50,6 +52,7 @@ struct PeParams {
     NMSIM_GROUP(PrngParams, prng, "pseudo-random number generator");
     NMSIM_GROUP(DmaParams, dma, "DMA engine");
     NMSIM_GROUP(TimerParams, timer, "timers (both instances)");
+    NMSIM_GROUP(CommsParams, comms, "multicast communication controller (docs/router.md)");
     NMSIM_GROUP(PeEnergyParams, energy, "energy per event and power per state (docs/energy.md)");
 
     Frequency clock() const { return perf_level == 0 ? pl0_freq : pl1_freq; }
@@ -104,6 +107,7 @@ public:
     Mailbox mailbox;
     Console console;
     Signal signal;  // PE-to-PE signals; its NoC sockets are bound by the chip only
+    Comms comms;    // multicast packets; its NoC sockets and router are set by the chip only
 
     // Peripherals that report summary counters.
     std::vector<Peripheral*> peripherals();

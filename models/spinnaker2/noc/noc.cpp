@@ -50,6 +50,7 @@ Noc::Noc(sc_core::sc_module_name name, const NocParams& params, nmsim::trace::Si
     m_pos.push_back(MeshPos{S2_NOC_DRAM0_X, S2_NOC_DRAM0_Y});
     m_pos.push_back(MeshPos{S2_NOC_DRAM1_X, S2_NOC_DRAM1_Y});
     m_pos.push_back(MeshPos{S2_NOC_HOST_X, S2_NOC_HOST_Y});
+    m_pos.push_back(MeshPos{S2_NOC_ROUTER_X, S2_NOC_ROUTER_Y});
     m_in_offset.assign(m_pos.size(), 0);
     m_links.resize(kMeshLinks + 2 * m_pos.size());
 
@@ -80,6 +81,8 @@ EndpointOnNoc Noc::dram_endpoint(uint32_t dram_if) const {
 
 EndpointOnNoc Noc::host_endpoint() const { return EndpointOnNoc{m_n_pes + S2_DRAM_IF_COUNT}; }
 
+EndpointOnNoc Noc::router_endpoint() const { return EndpointOnNoc{m_n_pes + S2_DRAM_IF_COUNT + 1}; }
+
 std::string Noc::endpoint_name(EndpointOnNoc e) const {
     if (e.value < m_n_pes) {
         const MeshPos p = m_pos.at(e.value);
@@ -88,6 +91,7 @@ std::string Noc::endpoint_name(EndpointOnNoc e) const {
     }
     if (e.value < m_n_pes + S2_DRAM_IF_COUNT) return "dram" + std::to_string(e.value - m_n_pes);
     if (e.value == host_endpoint().value) return "host";
+    if (e.value == router_endpoint().value) return "router";
     return "endpoint" + std::to_string(e.value);
 }
 
@@ -99,22 +103,29 @@ uint32_t Noc::mesh_link(MeshPos from, uint32_t dir) const {
     return (from.y * kDim + from.x) * 4 + dir;
 }
 
-std::vector<LinkOnNoc> Noc::route(EndpointOnNoc src, EndpointOnNoc dst) const {
-    std::vector<LinkOnNoc> r;
-    MeshPos p = m_pos.at(src.value);
-    const MeshPos d = m_pos.at(dst.value);
-    r.push_back(LinkOnNoc{kMeshLinks + 2 * src.value});
+size_t Noc::route_into(EndpointOnNoc src, MeshPos d, uint32_t* links) const {
+    size_t n = 0;
+    MeshPos p = m_pos[src.value];
+    links[n++] = kMeshLinks + 2 * src.value;
     // XY routing: first along x, then along y.
     while (p.x != d.x) {
         const bool east = d.x > p.x;
-        r.push_back(LinkOnNoc{mesh_link(p, east ? kEast : kWest)});
+        links[n++] = mesh_link(p, east ? kEast : kWest);
         p.x = east ? p.x + 1 : p.x - 1;
     }
     while (p.y != d.y) {
         const bool north = d.y > p.y;
-        r.push_back(LinkOnNoc{mesh_link(p, north ? kNorth : kSouth)});
+        links[n++] = mesh_link(p, north ? kNorth : kSouth);
         p.y = north ? p.y + 1 : p.y - 1;
     }
+    return n;
+}
+
+std::vector<LinkOnNoc> Noc::route(EndpointOnNoc src, EndpointOnNoc dst) const {
+    uint32_t links[kMaxRoute];
+    const size_t n = route_into(src, m_pos.at(dst.value), links);
+    std::vector<LinkOnNoc> r;
+    for (size_t k = 0; k < n; ++k) r.push_back(LinkOnNoc{links[k]});
     r.push_back(LinkOnNoc{kMeshLinks + 2 * dst.value + 1});
     return r;
 }
@@ -146,6 +157,15 @@ bool Noc::decode(uint64_t addr, uint64_t len, Target& t, std::string& why) const
         t = Target{dram_endpoint(dram_if), local};
         return true;
     }
+    if (addr >= S2_ROUTER_GLOBAL_BASE &&
+        addr < uint64_t{S2_ROUTER_GLOBAL_BASE} + S2_ROUTER_GLOBAL_SIZE) {
+        if (end > uint64_t{S2_ROUTER_GLOBAL_BASE} + S2_ROUTER_GLOBAL_SIZE) {
+            why = "crosses the end of the router window";
+            return false;
+        }
+        t = Target{router_endpoint(), addr - S2_ROUTER_GLOBAL_BASE};
+        return true;
+    }
     if (addr >= S2_HOST_GLOBAL_BASE && addr < uint64_t{S2_HOST_GLOBAL_BASE} + S2_HOST_GLOBAL_SIZE) {
         if (end > uint64_t{S2_HOST_GLOBAL_BASE} + S2_HOST_GLOBAL_SIZE) {
             why = "crosses the end of the host window";
@@ -173,30 +193,37 @@ bool Noc::decode(uint64_t addr, uint64_t len, Target& t, std::string& why) const
     return false;
 }
 
-uint64_t Noc::send(EndpointOnNoc src, EndpointOnNoc dst, uint64_t n, uint64_t t_ps) {
-    const std::vector<LinkOnNoc> r = route(src, dst);
-    const uint64_t h = r.size() - 2;
-    // Offsets of the head flit on each link, in cycles after injection.
-    std::vector<uint64_t> off(r.size());
-    off[0] = 0;
-    for (size_t k = 1; k < r.size(); ++k)
-        off[k] = m_params.inject_cycles + (k - 1) * uint64_t{m_params.hop_cycles};
+uint64_t Noc::send(EndpointOnNoc src, const EndpointOnNoc* dst, size_t n_dst, uint64_t n,
+                   uint64_t t_ps) {
+    uint32_t r[kMaxRoute];
+    const size_t n_path = route_into(src, m_pos[dst[0].value], r);
+    const uint64_t h = n_path - 1;
+    size_t n_links = n_path;
+    for (size_t i = 0; i < n_dst; ++i) r[n_links++] = kMeshLinks + 2 * dst[i].value + 1;
+    // Offset of the head flit on link k, in cycles after injection: 0 on the injection link,
+    // inject + (k - 1) hops on the k-th mesh link, inject + h hops on every ejection link.
+    auto offset_ps = [&](size_t k) {
+        const uint64_t c =
+            k == 0 ? 0
+                   : m_params.inject_cycles + std::min<uint64_t>(k - 1, h) * m_params.hop_cycles;
+        return c * m_period_ps;
+    };
     uint64_t start = t_ps;
-    for (size_t k = 0; k < r.size(); ++k) {
-        const uint64_t busy = m_links[r[k].value].busy_until_ps;
-        const uint64_t d = off[k] * m_period_ps;
+    for (size_t k = 0; k < n_links; ++k) {
+        const uint64_t busy = m_links[r[k]].busy_until_ps;
+        const uint64_t d = offset_ps(k);
         if (busy > d) start = std::max(start, busy - d);
     }
     const uint64_t occupy_ps = n * m_params.flit_cycles * m_period_ps;
     uint64_t end = start;
-    for (size_t k = 0; k < r.size(); ++k) {
-        Link& l = m_links[r[k].value];
-        const uint64_t s = start + off[k] * m_period_ps;
+    for (size_t k = 0; k < n_links; ++k) {
+        Link& l = m_links[r[k]];
+        const uint64_t s = start + offset_ps(k);
         end = s + occupy_ps;
         l.busy_until_ps = end;
         l.flits += n;
         l.busy_ps += occupy_ps;
-        if (on_reserve) on_reserve(r[k], s, end);
+        if (on_reserve) on_reserve(LinkOnNoc{r[k]}, s, end);
     }
     m_flits += n;
     m_flit_hops += n * h;
@@ -223,6 +250,12 @@ void Noc::b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& del
                     std::to_string(len) + " bytes): " + why);
         return;
     }
+    NocMulticastExt* mc = nullptr;
+    p.get_extension(mc);
+    if (mc && mc->pe_mask != 0) {
+        multicast(src, t, mc->pe_mask, p, delay);
+        return;
+    }
     if (out[t.ep.value].size() == 0) {
         fail(p, std::string(name()) + ": " + endpoint_name(src) + " access to " + hex(addr) +
                     ": nothing bound to " + endpoint_name(t.ep));
@@ -235,17 +268,59 @@ void Noc::b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& del
     const bool read = p.is_read();
     // A read request is one header-only flit; a write carries the data.
     const uint64_t arrive = send(src, t.ep, read ? 1 : n, now + delay.value());
-    sc_core::sc_time d(static_cast<double>(arrive - now), sc_core::SC_PS);
+    sc_core::sc_time d = sc_core::sc_time::from_value(arrive - now);
     p.set_address(t.local_addr);
     out[t.ep.value]->b_transport(p, d);
     p.set_address(orig);
     if (read) {
         const uint64_t n_resp = p.is_response_ok() ? n : 1;
-        delay = sc_core::sc_time(
-            static_cast<double>(send(t.ep, src, n_resp, now + d.value()) - now), sc_core::SC_PS);
+        delay = sc_core::sc_time::from_value(send(t.ep, src, n_resp, now + d.value()) - now);
     } else {
         delay = d;
     }
+}
+
+void Noc::multicast(EndpointOnNoc src, const Target& t, uint32_t pe_mask,
+                    tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+    const uint64_t orig = p.get_address();
+    if (t.ep.value >= m_n_pes || !p.is_write() || pe_mask > 0xFu) {
+        fail(p, std::string(name()) + ": " + endpoint_name(src) + " multicast to " +
+                    hex(orig + m_in_offset[src.value]) +
+                    ": a multicast is a write to a PE window with a 4-bit PE mask");
+        return;
+    }
+    EndpointOnNoc dst[S2_NOC_PES_PER_QPE];
+    size_t n_dst = 0;
+    const uint32_t base = t.ep.value - t.ep.value % S2_NOC_PES_PER_QPE;
+    for (uint32_t pe = 0; pe < S2_NOC_PES_PER_QPE; ++pe) {
+        if (!(pe_mask >> pe & 1u)) continue;
+        dst[n_dst] = EndpointOnNoc{base + pe};
+        if (out[dst[n_dst].value].size() == 0) {
+            fail(p, std::string(name()) + ": " + endpoint_name(src) + " multicast to " +
+                        hex(orig + m_in_offset[src.value]) + ": nothing bound to " +
+                        endpoint_name(dst[n_dst]));
+            return;
+        }
+        ++n_dst;
+    }
+    ++m_transactions;
+    ++m_multicasts;
+    const uint64_t len = p.get_data_length();
+    m_bytes += len;
+    const uint64_t now = now_ps();
+    const uint64_t n = std::max<uint64_t>(1, (len + m_params.flit_bytes - 1) / m_params.flit_bytes);
+    const uint64_t arrive = send(src, dst, n_dst, n, now + delay.value());
+    p.set_address(t.local_addr);
+    uint64_t done = arrive;
+    for (size_t i = 0; i < n_dst; ++i) {
+        sc_core::sc_time d = sc_core::sc_time::from_value(arrive - now);
+        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        out[dst[i].value]->b_transport(p, d);
+        if (!p.is_response_ok()) break;
+        done = std::max<uint64_t>(done, now + d.value());
+    }
+    p.set_address(orig);
+    delay = sc_core::sc_time::from_value(done - now);
 }
 
 unsigned int Noc::transport_dbg(int id, tlm::tlm_generic_payload& p) {
@@ -267,6 +342,7 @@ void Noc::write_summary() {
     m_sink->counter(m_component, "bytes", "B", static_cast<double>(m_bytes));
     m_sink->counter(m_component, "flits", "1", static_cast<double>(m_flits));
     m_sink->counter(m_component, "flit_hops", "1", static_cast<double>(m_flit_hops));
+    m_sink->counter(m_component, "multicasts", "1", static_cast<double>(m_multicasts));
     m_sink->counter(m_component, "errors", "1", static_cast<double>(m_errors));
     // Only links that carried traffic: the full list has 256 mesh links plus two per endpoint.
     for (uint32_t i = 0; i < m_links.size(); ++i) {

@@ -3,10 +3,10 @@
 // spinnaker2/noc_map.h. Model description, parameters and assumptions: docs/noc.md.
 //
 // Endpoints: the PEs of the first n_qpes QPEs (endpoint 4 * qpe_index + pe), then DRAM
-// interface 0 and 1, then the host interface. Each endpoint has a target socket `in[e]` for the
-// transactions it initiates (its DMA) and an initiator socket `out[e]` to its memory (a PE's
-// SRAM, a DRAM controller, the host bridge); unbound sockets are allowed, an access to an endpoint
-// whose `out` is unbound fails with an address error.
+// interface 0 and 1, then the host interface, then the spike router (docs/router.md). Each endpoint
+// has a target socket `in[e]` for the transactions it initiates (its DMA) and an initiator socket
+// `out[e]` to its memory (a PE's SRAM, a DRAM controller, the host bridge); unbound sockets are
+// allowed, an access to an endpoint whose `out` is unbound fails with an address error.
 //
 // A transaction from endpoint A to global address X: X decodes to endpoint B and its local
 // address (the PE SRAM offset, the offset inside the DRAM interface or the host window). The
@@ -24,6 +24,10 @@
 // Reservations never reuse gaps before a link's busy-until time (the usual LT pessimism).
 // The total delay is annotated on b_transport (nothing waits inside); the target's own delay
 // adds to it.
+// QPE multicast: a write that carries a NocMulticastExt with a non-zero PE mask goes to the PEs
+// of the addressed QPE that the mask selects (the address's own PE field is ignored): one flit
+// train over the injection link and the mesh, then one ejection link per selected PE, all
+// reserved together; every selected PE's target gets the write at its arrival time.
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -40,6 +44,17 @@
 #include "nmsim/trace/sink.h"
 
 namespace nmsim::spinnaker2 {
+
+// Marks a write as a QPE multicast (see above): bit p of pe_mask selects PE p of the QPE that the
+// address names. The NoC's routers deliver to the 4 PEs of a QPE as one packet with 4
+// destination-PE bits (docs/hardware_facts.md A5); the spike router uses it for its copies.
+struct NocMulticastExt : tlm::tlm_extension<NocMulticastExt> {
+    uint32_t pe_mask = 0;
+    tlm::tlm_extension_base* clone() const override { return new NocMulticastExt(*this); }
+    void copy_from(const tlm::tlm_extension_base& e) override {
+        pe_mask = static_cast<const NocMulticastExt&>(e).pe_mask;
+    }
+};
 
 struct NocParams {
     NMSIM_PARAMSET(NocParams);
@@ -102,6 +117,7 @@ public:
     EndpointOnNoc pe_endpoint(uint32_t qx, uint32_t qy, uint32_t pe) const;  // throws if absent
     EndpointOnNoc dram_endpoint(uint32_t dram_if) const;
     EndpointOnNoc host_endpoint() const;
+    EndpointOnNoc router_endpoint() const;  // the spike router, mesh node (4, 3)
     MeshPos position(EndpointOnNoc e) const { return m_pos.at(e.value); }
     std::string endpoint_name(EndpointOnNoc e) const;
 
@@ -140,8 +156,20 @@ private:
 
     // The endpoint and local address of [addr, addr + len); false with a reason otherwise.
     bool decode(uint64_t addr, uint64_t len, Target& t, std::string& why) const;
-    // Reserves the route for n flits issued at t_ps; returns the delivery time of the last flit.
-    uint64_t send(EndpointOnNoc src, EndpointOnNoc dst, uint64_t n, uint64_t t_ps);
+    // At most: injection link, 7 + 7 mesh links, 4 ejection links (a QPE multicast).
+    static constexpr size_t kMaxRoute = 1 + 2 * 7 + 4;
+    // The injection link of src and the XY mesh links to `to`; returns their number.
+    size_t route_into(EndpointOnNoc src, MeshPos to, uint32_t* links) const;
+    // Reserves the route from src to the n_dst endpoints dst (all at one mesh node: one
+    // ejection link each) for n flits issued at t_ps; returns the delivery time of the last flit.
+    uint64_t send(EndpointOnNoc src, const EndpointOnNoc* dst, size_t n_dst, uint64_t n,
+                  uint64_t t_ps);
+    uint64_t send(EndpointOnNoc src, EndpointOnNoc dst, uint64_t n, uint64_t t_ps) {
+        return send(src, &dst, 1, n, t_ps);
+    }
+    // A QPE multicast write (NocMulticastExt) from src to the PEs of t's QPE.
+    void multicast(EndpointOnNoc src, const Target& t, uint32_t pe_mask,
+                   tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
     uint32_t mesh_link(MeshPos from, uint32_t dir) const;
     void fail(tlm::tlm_generic_payload& p, const std::string& why);
 
@@ -157,6 +185,7 @@ private:
     nmsim::trace::Sink* m_sink;
     nmsim::trace::ComponentId m_component = 0;
     uint64_t m_transactions = 0, m_flits = 0, m_flit_hops = 0, m_bytes = 0, m_errors = 0;
+    uint64_t m_multicasts = 0;
 };
 
 }  // namespace nmsim::spinnaker2

@@ -3,18 +3,10 @@
 #include "tools/compiler/bss2/network.h"
 
 #include <cmath>
-#include <cstdio>
 
 #include "nmsim/hw/brainscales2/bss2_map.h"
 
 namespace nmsim::compiler::bss2 {
-
-std::string SourceRef::str() const {
-    if (file.empty() && line <= 0) return "";
-    std::string s = file.empty() ? std::string("<network>") : file;
-    if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(col);
-    return s;
-}
 
 const char* to_string(PopulationKind k) {
     switch (k) {
@@ -30,19 +22,6 @@ const char* to_string(PopulationKind k) {
 
 const char* to_string(Receptor r) {
     return r == Receptor::excitatory ? "excitatory" : "inhibitory";
-}
-
-std::string format_number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-}
-
-std::string Range::outside() const {
-    std::string s = "outside " + format_number(lo) + ".." + format_number(hi);
-    if (*unit) s += std::string(" ") + unit;
-    if (*why) s += std::string(" (") + why + ")";
-    return s;
 }
 
 // Ranges of the neuron parameters (docs/bss2_compiler.md, "Parameter ranges"). Where calix has a

@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "tools/compiler/source_ref.h"
+
 namespace nmsim::compiler::bss2 {
 
-// Where an element was written: "nets/wta.yaml:12:5", or "" for networks built in code.
-struct SourceRef {
-    std::string file;
-    int line = 0;
-    int col = 0;
-    std::string str() const;  // "file:line:col" or "" ; empty file -> "<network>"
-};
+// Where an element was written ("nets/wta.yaml:12:5"), numeric ranges and numbers in messages:
+// shared with the other network loaders (tools/compiler/source_ref.h).
+using compiler::format_number;
+using compiler::Range;
+using compiler::SourceRef;
 
 // A network that cannot be described, mapped or routed. The message names the file/line (if
 // known), the population or projection, and the reason or the exhausted resource.
@@ -60,20 +60,9 @@ struct NeuronProperties {
 enum class PopulationKind { external, internal, background };
 const char* to_string(PopulationKind k);
 
-// The valid values of a numeric network parameter: the closed interval [lo, hi] in `unit`, and
-// the hardware reason (docs/bss2_compiler.md, "Parameter ranges"). Checked once, when a network
-// is loaded (with the file:line:col and key) or added in code (Network::add).
-struct Range {
-    double lo = 0.0, hi = 0.0;
-    const char* unit = "";  // "us", "mV", ...; "" for plain numbers
-    const char* why = "";
-    bool contains(double v) const { return v >= lo && v <= hi; }  // false for NaN
-    // "outside 0.5..60 us (calix's calibratable range)"
-    std::string outside() const;
-};
-
-// "0.5", "1e-30", "-2147.483648": a value in messages (10 significant digits).
-std::string format_number(double v);
+// The valid values of a numeric network parameter (Range: the closed interval [lo, hi] in
+// `unit`, and the hardware reason; docs/bss2_compiler.md, "Parameter ranges") are checked once,
+// when a network is loaded (with the file:line:col and key) or added in code (Network::add).
 
 // A numeric field of NeuronProperties: its key (as in network files) and range.
 struct NeuronParameter {

@@ -190,7 +190,8 @@ TEST(NocMap, PeAddressRoundTripForAll152Pes) {
     EXPECT_EQ(s2_pe_global_decode(S2_PE_GLOBAL_BASE + S2_PE_GLOBAL_SIZE, &a, &b, &c, &d), 0);
     // The windows do not overlap and all lie in the PE's off-PE window.
     EXPECT_LE(uint64_t{S2_DRAM_GLOBAL_BASE} + S2_DRAM_GLOBAL_SIZE, S2_PE_GLOBAL_BASE);
-    EXPECT_LE(uint64_t{S2_PE_GLOBAL_BASE} + S2_PE_GLOBAL_SIZE, S2_HOST_GLOBAL_BASE);
+    EXPECT_LE(uint64_t{S2_PE_GLOBAL_BASE} + S2_PE_GLOBAL_SIZE, S2_ROUTER_GLOBAL_BASE);
+    EXPECT_LE(uint64_t{S2_ROUTER_GLOBAL_BASE} + S2_ROUTER_GLOBAL_SIZE, S2_HOST_GLOBAL_BASE);
     EXPECT_LE(uint64_t{S2_HOST_GLOBAL_BASE} + S2_HOST_GLOBAL_SIZE, 0xE0000000u);
     EXPECT_EQ(S2_DRAM_GLOBAL_BASE, S2_EXT_BASE);
     EXPECT_EQ(s2_dram_global_addr(1, 16), 0x60000010u);
@@ -205,7 +206,7 @@ TEST(NocParamsCheck, EveryParameterIsDocumented) {
 
 TEST_F(NocTest, EndpointsSitAtTheirQpes) {
     build();
-    ASSERT_EQ(noc->n_endpoints(), 152u + 3u);
+    ASSERT_EQ(noc->n_endpoints(), 152u + 4u);
     const auto pos = quad_positions();
     for (uint32_t i = 0; i < pos.size(); ++i)
         for (uint32_t p = 0; p < 4; ++p) {
@@ -216,6 +217,8 @@ TEST_F(NocTest, EndpointsSitAtTheirQpes) {
     EXPECT_EQ(noc->position(noc->dram_endpoint(0)), (MeshPos{0, 3}));
     EXPECT_EQ(noc->position(noc->dram_endpoint(1)), (MeshPos{7, 4}));
     EXPECT_EQ(noc->position(noc->host_endpoint()), (MeshPos{7, 3}));
+    EXPECT_EQ(noc->position(noc->router_endpoint()), (MeshPos{4, 3}));
+    EXPECT_EQ(noc->endpoint_name(noc->router_endpoint()), "router");
     EXPECT_THROW(noc->pe_endpoint(4, 3, 0), std::out_of_range);
     EXPECT_THROW(noc->pe_endpoint(1, 1, 4), std::out_of_range);
 }
@@ -230,6 +233,7 @@ TEST_F(NocTest, XyRoutesMatchManhattanDistance) {
     where.push_back(MeshPos{S2_NOC_DRAM0_X, S2_NOC_DRAM0_Y});
     where.push_back(MeshPos{S2_NOC_DRAM1_X, S2_NOC_DRAM1_Y});
     where.push_back(MeshPos{S2_NOC_HOST_X, S2_NOC_HOST_Y});
+    where.push_back(MeshPos{S2_NOC_ROUTER_X, S2_NOC_ROUTER_Y});
     ASSERT_EQ(where.size(), noc->n_endpoints());
     for (uint32_t s = 0; s < where.size(); ++s)
         for (uint32_t d = 0; d < where.size(); ++d) {
@@ -335,8 +339,10 @@ TEST_F(NocTest, RandomTransfersDeliverDataToTheRightMemory) {
                                          noc->position(EndpointOnNoc{dst}).y, dst % 4, off);
             else if (dst < 154)
                 addr = s2_dram_global_addr(dst - 152, off);
-            else
+            else if (dst == 154)
                 addr = S2_HOST_GLOBAL_BASE + off;
+            else
+                addr = S2_ROUTER_GLOBAL_BASE + off;
             Master& m = *ms[rng() % ms.size()];
             std::vector<uint8_t> buf(len);
             if (rng() % 2) {
@@ -485,7 +491,7 @@ TEST_F(NocTest, ReservationsNeverOverlap) {
         m->body = [&, m, src, seed] {
             std::mt19937 r(seed);
             for (int k = 0; k < 40; ++k) {
-                const EndpointOnNoc dst{static_cast<uint32_t>(r() % (n_ep - 1))};  // no host
+                const EndpointOnNoc dst{static_cast<uint32_t>(r() % (n_ep - 2))};  // no host/router
                 const uint32_t len = 16 * (1 + r() % 64);
                 const uint64_t addr =
                     dst.value < 152 ? s2_pe_global_addr(noc->position(dst).x, noc->position(dst).y,
@@ -611,6 +617,70 @@ TEST_F(NocTest, SummaryCounters) {
     EXPECT_EQ(sink.counter_value("noc", "link.pe_x1y1_0_inject.busy_ps"),
               static_cast<double>(5 * period_ps));
     EXPECT_FALSE(sink.has_counter("noc", "link.x5y5_e.flits"));  // idle links are left out
+}
+
+// A QPE multicast (NocMulticastExt): one train over the injection link and the mesh, one
+// ejection link per selected PE; every selected PE's memory gets the data at the same arrival
+// time, the others nothing; the mesh hops count once. Malformed multicasts are errors.
+TEST_F(NocTest, QpeMulticastSharesTheMeshPathAndEjectsToEachSelectedPe) {
+    build();
+    std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> booked;
+    noc->on_reserve = [&](LinkOnNoc l, uint64_t s, uint64_t e) {
+        booked[l.value].emplace_back(s, e);
+    };
+    const EndpointOnNoc src = noc->router_endpoint();
+    Master& m = master(src);
+    const uint32_t qx = 2, qy = 5;
+    const uint32_t hops = manhattan(MeshPos{4, 3}, MeshPos{qx, qy});
+    Master::Xfer ok, read, bad_mask, not_pe;
+    m.body = [&] {
+        uint8_t buf[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+        auto mc = [&](tlm::tlm_command cmd, uint64_t addr, uint32_t mask) {
+            NocMulticastExt ext;
+            ext.pe_mask = mask;
+            nmsim::BusErrorExt err;
+            tlm::tlm_generic_payload p;
+            p.set_command(cmd);
+            p.set_address(addr);
+            p.set_data_ptr(buf);
+            p.set_data_length(12);
+            p.set_streaming_width(12);
+            p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+            p.set_extension(&ext);
+            p.set_extension(&err);
+            sc_time d;
+            m.sock->b_transport(p, d);
+            p.clear_extension(&ext);
+            p.clear_extension(&err);
+            return Master::Xfer{p.is_response_ok(), err.why, d.value()};
+        };
+        // The address names PE 2 of the QPE; the mask decides (PEs 0, 1 and 3).
+        ok = mc(tlm::TLM_WRITE_COMMAND, s2_pe_global_addr(qx, qy, 2, 0x40), 0xBu);
+        read = mc(tlm::TLM_READ_COMMAND, s2_pe_global_addr(qx, qy, 0, 0x40), 0x1u);
+        bad_mask = mc(tlm::TLM_WRITE_COMMAND, s2_pe_global_addr(qx, qy, 0, 0x40), 0x10u);
+        not_pe = mc(tlm::TLM_WRITE_COMMAND, s2_dram_global_addr(0, 0x40), 0x1u);
+    };
+    sc_core::sc_start();
+    ASSERT_TRUE(ok.ok) << ok.why;
+    EXPECT_EQ(ok.delay_ps, train_ps(hops, 1));
+    for (uint32_t p = 0; p < 4; ++p) {
+        const EndpointOnNoc e = pe(qx, qy, p);
+        const bool sel = p != 2;
+        EXPECT_EQ(mems[e.value]->data()[0x40] == 1 && mems[e.value]->data()[0x4B] == 12, sel) << p;
+        const uint32_t eject = noc->route(src, e).back().value;
+        EXPECT_EQ(booked.count(eject), sel ? 1u : 0u) << p;
+        if (sel) {
+            EXPECT_EQ(booked[eject][0].second, train_ps(hops, 1));
+        }
+    }
+    EXPECT_EQ(noc->flits(), 1u);
+    EXPECT_EQ(noc->flit_hops(), hops);
+    EXPECT_EQ(booked.size(), 1u + hops + 3u);
+    EXPECT_FALSE(read.ok);
+    EXPECT_NE(read.why.find("a multicast is a write to a PE window"), std::string::npos)
+        << read.why;
+    EXPECT_FALSE(bad_mask.ok);
+    EXPECT_FALSE(not_pe.ok);
 }
 
 }  // namespace

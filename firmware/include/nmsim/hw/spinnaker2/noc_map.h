@@ -9,6 +9,7 @@
  * the PE's off-PE window [S2_EXT_BASE, 0xE0000000), which the PE DMA sends to the NoC:
  *   DRAM   [0x20000000, 0xA0000000)  2 GiB: interface 0 the lower, interface 1 the upper GiB
  *   PE     [0xA0000000, 0xA8000000)  base | node id << 19 | offset (512 KiB per PE)
+ *   router [0xB0000000, 0xB0100000)  the multicast spike router (router_regs.h)
  *   host   [0xC0000000, 0xE0000000)  the host interface (Ethernet bridge)
  * The node id has the fields of the public Spin2 API node id (2-bit PE + 3-bit y + 3-bit x,
  * docs/hardware_facts.md A1), with x in the low bits: id = pe << 6 | qy << 3 | qx.
@@ -16,7 +17,9 @@
  * Mesh: an 8 x 8 grid of routers at x, y in 0..7; QPE (qx, qy) sits at mesh node (qx, qy). The
  * grid positions without a QPE forward traffic (assumed). DRAM interface 0 attaches at the west
  * edge (0, 3), DRAM interface 1 and the host interface at the east positions without a QPE,
- * (7, 4) and (7, 3) (assumed: the placement is not public). */
+ * (7, 4) and (7, 3) (assumed: the placement is not public). The spike router sits at the die
+ * centre, in the area of the two empty positions (4, 3) and (4, 4) (docs/hardware_facts.md A5);
+ * nmsim attaches its one NoC endpoint at (4, 3). */
 #ifndef NMSIM_HW_S2_NOC_MAP_H
 #define NMSIM_HW_S2_NOC_MAP_H
 #include <stdint.h>
@@ -39,6 +42,8 @@
 #define S2_NOC_DRAM1_Y 4u
 #define S2_NOC_HOST_X 7u
 #define S2_NOC_HOST_Y 3u
+#define S2_NOC_ROUTER_X 4u /* the spike router (the centre, where the QPEs (4,3), (4,4) are absent) */
+#define S2_NOC_ROUTER_Y 3u
 
 /* Node id fields (public Spin2 API: 2-bit PE + 3-bit y + 3-bit x). */
 #define S2_NOC_NODE_QX_SHIFT 0u
@@ -58,6 +63,8 @@
 #define S2_PE_GLOBAL_NODE_SHIFT S2_PE_GLOBAL_OFFSET_BITS
 #define S2_PE_GLOBAL_NODE_WIDTH 8u
 #define S2_PE_GLOBAL_SIZE (1u << (S2_PE_GLOBAL_OFFSET_BITS + S2_PE_GLOBAL_NODE_WIDTH))
+#define S2_ROUTER_GLOBAL_BASE 0xB0000000u /* the spike router's window (router_regs.h) */
+#define S2_ROUTER_GLOBAL_SIZE 0x00100000u /* 1 MiB */
 #define S2_HOST_GLOBAL_BASE 0xC0000000u
 #define S2_HOST_GLOBAL_SIZE 0x20000000u
 
