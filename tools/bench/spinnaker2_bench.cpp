@@ -175,8 +175,8 @@ int bench_snn(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
         return 2;
     }
     for (const char* f : {".yaml", "_net.yaml", ".h5"}) std::remove((base + f).c_str());
-    // A failed spike check does not invalidate the speed figure: it is reported with it (a known
-    // problem under this load, docs/snn.md "Known problem"); a failed simulation does.
+    // A failed spike check does not invalidate the speed figure: it is reported with it; a failed
+    // simulation does.
     if (r.sim_error || !host.summary().checked) {
         err << "nmsim bench: SNN run failed: " << r.message << "\n";
         return 1;
@@ -189,10 +189,9 @@ int bench_snn(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
         << std::setprecision(3) << r.wall_seconds << " s wall for " << s.run_us / 1e3
         << " ms on chip, slowdown " << std::setprecision(1) << r.wall_seconds / (s.run_us * 1e-6)
         << "x; spikes checked: "
-        << (s.mismatched_spikes == 0
-                ? std::string("equal")
-                : std::to_string(s.mismatched_spikes) + " of " + std::to_string(s.ref_spikes) +
-                      " DIFFER (docs/snn.md, \"Known problem\")")
+        << (s.mismatched_spikes == 0 ? std::string("equal")
+                                     : std::to_string(s.mismatched_spikes) + " of " +
+                                           std::to_string(s.ref_spikes) + " DIFFER")
         << "; peak RSS " << peak_rss_mib() << " MiB)\n";
     return 0;
 }
