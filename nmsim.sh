@@ -2,14 +2,16 @@
 # Set-up and go for nmsim on Debian 12. Installs missing Debian packages with apt-get, builds,
 # then either runs the default scenario or builds and runs every test.
 #   ./nmsim.sh run [nmsim run options...]   build (Release) and run scenarios/s2_mlp_fmnist.yaml
-#   ./nmsim.sh test                         build Release + ASan/UBSan, run all tests in both
+#   ./nmsim.sh test                         build Release + ASan/UBSan, run all tests in both, then
+#                                           fuzz the input parsers for 60 s each (docs/fuzzing.md)
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
 
 PACKAGES=(cmake ninja-build g++ pkg-config git
   libsystemc-dev libunicorn-dev libcapstone-dev libhdf5-dev hdf5-tools libcli11-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev nlohmann-json3-dev gcc-arm-none-eabi qemu-system-arm libonnx-dev libprotobuf-dev
-  python3 python3-h5py python3-pandas python3-numpy python3-matplotlib python3-pytest python3-yaml python3-onnx python3-brian graphviz slurm-wlm munge)
+  python3 python3-h5py python3-pandas python3-numpy python3-matplotlib python3-pytest python3-yaml python3-onnx python3-brian graphviz slurm-wlm munge
+  clang-14 libclang-rt-14-dev)
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 install_missing() {
@@ -56,6 +58,9 @@ case "$cmd" in
     export ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=0:abort_on_error=0
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     (cd build-asan && ctest -j "$JOBS" --output-on-failure)
+    echo "== libFuzzer harnesses (clang-14, ASan + UBSan): 60 s each"
+    # A finding fails the test command; run.sh prints the reproducer and how to replay it.
+    JOBS=$JOBS tools/fuzz/run.sh --time 60 --seed 1
     ;;
   *)
     echo "usage: $0 run [nmsim run options...] | $0 test" >&2

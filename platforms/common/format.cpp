@@ -1,7 +1,9 @@
 #include "platforms/common/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <iomanip>
 #include <sstream>
@@ -11,6 +13,11 @@
 namespace nmsim::run {
 
 std::string hex32(uint64_t v) { return nmsim::hex(v, 8); }
+
+void copy_str(char* dst, size_t n, const std::string& s) {
+    std::memset(dst, 0, n);
+    std::memcpy(dst, s.data(), std::min(n - 1, s.size()));
+}
 
 std::string fmt(double v, int prec) {
     std::ostringstream o;

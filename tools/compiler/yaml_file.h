@@ -27,7 +27,9 @@ constexpr size_t kMaxExpandedYamlNodes = 10'000'000;
 template <class Error>
 class YamlFile {
 public:
-    explicit YamlFile(std::string path) : m_path(std::move(path)) {}
+    // `text`: the file's text (kept by the caller), or nullptr to read the file `path`.
+    explicit YamlFile(std::string path, const std::string* text = nullptr)
+        : m_path(std::move(path)), m_text(text) {}
 
     const std::string& path() const { return m_path; }
 
@@ -36,7 +38,7 @@ public:
     YAML::Node load() const {
         YAML::Node root;
         try {
-            root = YAML::LoadFile(m_path);
+            root = m_text ? YAML::Load(*m_text) : YAML::LoadFile(m_path);
         } catch (const YAML::BadFile&) {
             throw Error(m_path + ": cannot open network file");
         } catch (const YAML::DeepRecursion& e) {
@@ -171,6 +173,7 @@ private:
     }
 
     std::string m_path;
+    const std::string* m_text;
 };
 
 }  // namespace nmsim::compiler

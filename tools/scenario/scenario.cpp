@@ -62,7 +62,9 @@ std::vector<std::string> doc_keys() { return {std::begin(kDocKeys), std::end(kDo
 
 class Loader {
 public:
-    Loader(std::string path, const LoadOptions& opts) : m_r(path, opts), m_path(std::move(path)) {}
+    // `text`: the scenario text, or nullptr to read the file `path`.
+    Loader(std::string path, const LoadOptions& opts, const std::string* text = nullptr)
+        : m_r(path, opts), m_path(std::move(path)), m_text(text) {}
 
     Scenario run();
 
@@ -82,6 +84,7 @@ private:
 
     Reader m_r;
     std::string m_path;
+    const std::string* m_text;
     std::vector<ParamOverride> m_set_params;
     bool m_upgraded_sets = false;
     Scenario m_s;
@@ -131,6 +134,10 @@ void Loader::upgrade_pe_form(YNode& root) {
 }
 
 void Loader::apply_set(YNode& root, const std::string& item) {
+    if (const std::string why = utf8_problem(item); !why.empty()) {
+        m_r.error(kSetOrigin, "", "malformed --set: " + why);
+        return;
+    }
     size_t eq = item.find('=');
     if (eq == std::string::npos) {
         m_r.error(kSetOrigin, "", "malformed --set " + quote(item) + ": expected key.path=value");
@@ -305,7 +312,7 @@ void Loader::load_limits(const YNode* n) {
 
 Scenario Loader::run() {
     m_s.path = m_path;
-    m_s.source_text = read_text();
+    m_s.source_text = m_text ? *m_text : read_text();
     std::vector<ConfigError> tree_errors;
     YNode root = parse_yaml(m_s.source_text, m_path, tree_errors);
     for (auto& e : tree_errors) m_r.error(e.origin, e.key, e.message);
@@ -378,6 +385,10 @@ Scenario Loader::run() {
 }  // namespace
 
 Scenario load(const std::string& path, const LoadOptions& opts) { return Loader(path, opts).run(); }
+
+Scenario load_text(const std::string& text, const std::string& path, const LoadOptions& opts) {
+    return Loader(path, opts, &text).run();
+}
 
 std::string dump(const Scenario& s) {
     YAML::Emitter e;

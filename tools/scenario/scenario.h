@@ -58,6 +58,11 @@ const std::vector<KeyDoc>& frame_keys();
 // overrides.
 Scenario load(const std::string& path, const LoadOptions& opts);
 
+// As load(), on scenario text already in memory (the fuzz harness, tools/fuzz): `path` names the
+// text in messages and relative paths resolve against its directory (or opts.base_dir); the file
+// itself is not read.
+Scenario load_text(const std::string& text, const std::string& path, const LoadOptions& opts);
+
 // The resolved scenario as YAML (round-trips through load()).
 std::string dump(const Scenario& s);
 

@@ -73,6 +73,46 @@ bool is_identifier(const std::string& s) {
     });
 }
 
+size_t invalid_utf8(const std::string& s) {
+    size_t i = 0;
+    while (i < s.size()) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        size_t n = 0;      // continuation bytes
+        uint32_t cp = 0;   // code point
+        uint32_t min = 0;  // the smallest code point of this length (no overlong forms)
+        if (b < 0x80) {
+            ++i;
+            continue;
+        } else if ((b & 0xe0) == 0xc0) {
+            n = 1, cp = b & 0x1f, min = 0x80;
+        } else if ((b & 0xf0) == 0xe0) {
+            n = 2, cp = b & 0x0f, min = 0x800;
+        } else if ((b & 0xf8) == 0xf0) {
+            n = 3, cp = b & 0x07, min = 0x10000;
+        } else {
+            return i;
+        }
+        if (s.size() - i <= n) return i;
+        for (size_t k = 1; k <= n; ++k) {
+            const auto c = static_cast<unsigned char>(s[i + k]);
+            if ((c & 0xc0) != 0x80) return i;
+            cp = (cp << 6) | (c & 0x3f);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+        i += n + 1;
+    }
+    return std::string::npos;
+}
+
+std::string utf8_problem(const std::string& s) {
+    const size_t at = invalid_utf8(s);
+    if (at == std::string::npos) return "";
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x",
+                  static_cast<unsigned>(static_cast<unsigned char>(s[at])));
+    return std::string("not valid UTF-8 (byte ") + byte + " at offset " + std::to_string(at) + ")";
+}
+
 bool all_digits(const std::string& s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
         return std::isdigit(static_cast<unsigned char>(c));

@@ -23,6 +23,12 @@ std::string suggest(const std::string& s, const std::vector<std::string>& candid
 std::string did_you_mean(const std::string& s, const std::vector<std::string>& candidates);
 
 bool is_identifier(const std::string& s);  // [A-Za-z_][A-Za-z0-9_]*
+// The offset of the first byte of `s` that does not belong to a valid UTF-8 sequence (overlong
+// forms, surrogates and code points above U+10FFFF are not valid), or std::string::npos.
+size_t invalid_utf8(const std::string& s);
+// "not valid UTF-8 (byte 0xff at offset 3)", or "" for valid text. YAML is Unicode text: yaml-cpp
+// reads such bytes as they are, but its emitter replaces them (a dumped scenario would differ).
+std::string utf8_problem(const std::string& s);
 bool all_digits(const std::string& s);
 
 // Integer literal: optional sign, then decimal digits or 0x/0X and hex digits.

@@ -92,6 +92,8 @@ public:
             case YAML::NodeType::Scalar:
                 out.kind = YNode::Kind::scalar;
                 out.text = n.Scalar();
+                if (const std::string why = utf8_problem(out.text); !why.empty())
+                    m_errors.push_back({out.origin, "", why + "; YAML files are UTF-8 text"});
                 break;
             case YAML::NodeType::Sequence:
                 out.kind = YNode::Kind::seq;

@@ -18,6 +18,7 @@
 namespace nmsim::workloads::bss2 {
 
 using nmsim::bss2::Chip;
+using run::copy_str;
 using run::fmt;
 
 namespace {
@@ -27,11 +28,6 @@ void fnv(uint64_t& h, uint64_t v) {
         h ^= (v >> (8 * i)) & 0xFFu;
         h *= 0x100000001b3ull;
     }
-}
-
-void copy_str(char* dst, size_t n, const std::string& s) {
-    std::memset(dst, 0, n);
-    std::memcpy(dst, s.data(), std::min(n - 1, s.size()));
 }
 
 // The simulated chip as the executor's connection: each program goes through the FPGA model.

@@ -22,6 +22,7 @@
 
 namespace nmsim::workloads::dnn {
 
+using run::copy_str;
 using run::fmt;
 
 namespace {
@@ -56,11 +57,6 @@ std::string layer_label(const compiler::Layer& l) {
     if (!l.in_shapes.empty())
         o << " " << compiler::shape_str(l.in_shapes[0]) << "->" << compiler::shape_str(l.out_shape);
     return o.str();
-}
-
-void copy_str(char* dst, size_t n, const std::string& s) {
-    std::memset(dst, 0, n);
-    std::memcpy(dst, s.data(), std::min(n - 1, s.size()));
 }
 
 const s2_dnn_global_t& global_of(const compiler::DramImage& img) {

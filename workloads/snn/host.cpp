@@ -21,6 +21,7 @@
 
 namespace nmsim::workloads::snn {
 
+using run::copy_str;
 using run::fmt;
 
 namespace {
@@ -53,11 +54,6 @@ std::vector<spinnaker2::RouterEntry> router_table(const Compiled& C) {
         t.push_back(e);
     }
     return t;
-}
-
-void copy_str(char* dst, size_t n, const std::string& s) {
-    std::memset(dst, 0, n);
-    std::memcpy(dst, s.data(), std::min(n - 1, s.size()));
 }
 
 }  // namespace
@@ -137,18 +133,14 @@ void SnnHost::begin(run::RunContext& ctx) {
     m_chip->start(std::vector<size_t>(m_c.pes.begin(), m_c.pes.end()));
 }
 
-const s2_snn_counters_t* SnnHost::counters_of(uint32_t pe) const {
-    for (const auto& img : m_c.c.images)
-        if (img.pe == pe)
-            return reinterpret_cast<const s2_snn_counters_t*>(m_chip->pe(pe).sram.data() +
-                                                              header_of(img).counters);
-    return nullptr;
+const s2_snn_counters_t& SnnHost::counters_of(const compiler::snn::PeImage& img) const {
+    return *reinterpret_cast<const s2_snn_counters_t*>(m_chip->pe(img.pe).sram.data() +
+                                                       header_of(img).counters);
 }
 
 run::Progress SnnHost::progress() const {
     uint64_t done = m_w->ticks;
-    for (const auto& img : m_c.c.images)
-        done = std::min<uint64_t>(done, counters_of(img.pe)->ticks);
+    for (const auto& img : m_c.c.images) done = std::min<uint64_t>(done, counters_of(img).ticks);
     return {done, m_w->ticks, "ticks"};
 }
 
@@ -198,7 +190,7 @@ void SnnHost::read_records(run::RunContext& ctx) {
     for (const compiler::snn::PeImage& img : m_c.c.images) {
         const s2_snn_image_t& h = header_of(img);
         const compiler::snn::MachineVertex& v = m_c.c.graph.vertices.at(img.vertex);
-        const s2_snn_counters_t ctr = *counters_of(img.pe);
+        const s2_snn_counters_t ctr = counters_of(img);
         m_results.push_back({img.pe, img.vertex, ctr});
         const compiler::snn::PeReport& rep = m_c.c.table1.at(img.vertex);
         PeRecord pr{};
@@ -240,7 +232,6 @@ void SnnHost::read_records(run::RunContext& ctx) {
             .read(off % S2_DRAM_IF_SIZE, reinterpret_cast<uint8_t*>(rec.data()), rec.size() * 4);
         const uint32_t bit_words =
             (h.flags & S2_SNN_FLAG_RECORD_SPIKES) ? (h.n_neurons + 31u) / 32u : 0u;
-        const auto& pop = m_c.net.populations.at(v.app);
         std::vector<reference::SnnVoltageTrace<int32_t>> vt;
         for (uint32_t k = 0; k < h.n_record_v; ++k) {
             const uint32_t local = reinterpret_cast<const uint32_t*>(
@@ -268,7 +259,6 @@ void SnnHost::read_records(run::RunContext& ctx) {
                 ctx.trace->append(t_v, &vr);
             }
         }
-        (void)pop;
         for (auto& x : vt) m_voltages.push_back(std::move(x));
     }
     std::sort(m_spikes.begin(), m_spikes.end());

@@ -79,7 +79,8 @@ public:
 private:
     class Driver;  // the host side on the simulated host link (an sc_module)
     void read_records(run::RunContext& ctx);
-    const s2_snn_counters_t* counters_of(uint32_t pe) const;
+    // The counters in the SRAM of the PE holding `img`.
+    const s2_snn_counters_t& counters_of(const compiler::snn::PeImage& img) const;
 
     const SnnWorkload* m_w = nullptr;
     spinnaker2::ChipParams m_p;

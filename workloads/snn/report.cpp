@@ -89,8 +89,8 @@ void SnnHost::report(const run::RunContext& ctx, std::ostream& out) const {
         if (!pop.record_spikes) continue;
         const double secs = double(std::max<uint64_t>(s.ticks_done, 1)) * tick_s;
         out << "    " << std::left << std::setw(14) << pop.name << std::right << " "
-            << grouped(per_pop[p]) << (per_pop[p] == 1 ? " spike, " : " spikes, ") << fmt(double(per_pop[p]) / pop.size / secs, 2)
-            << " Hz per neuron\n";
+            << grouped(per_pop[p]) << (per_pop[p] == 1 ? " spike, " : " spikes, ")
+            << fmt(double(per_pop[p]) / pop.size / secs, 2) << " Hz per neuron\n";
     }
     if (m_w->check) {
         out << "  check            ";
@@ -119,10 +119,8 @@ void SnnHost::report(const run::RunContext& ctx, std::ostream& out) const {
     for (const PeResult& r : m_results) {
         const auto& v = m_c.c.graph.vertices.at(r.vertex);
         const auto& rep = m_c.c.table1.at(r.vertex);
-        std::ostringstream el;
-        el << rep.element;
         out << "                   " << std::setw(3) << r.pe << "   " << std::left << std::setw(16)
-            << el.str().substr(0, 16) << std::right << std::setw(4) << v.lo << ".." << std::left
+            << rep.element.substr(0, 16) << std::right << std::setw(4) << v.lo << ".." << std::left
             << std::setw(4) << v.lo + v.n - 1 << std::right << std::setw(12)
             << grouped(r.counters.synaptic_events) << std::setw(9)
             << (v.is_source ? std::string("-")

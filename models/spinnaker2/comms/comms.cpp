@@ -202,13 +202,17 @@ void Comms::deliver() {
         ++m_rx_count;
         ++m_received;
     }
-    if (n == 0) return;
-    for (size_t i = n; i < m_in_flight_n; ++i) m_in_flight[i - n] = m_in_flight[i];
-    m_in_flight_n -= n;
-    if (m_rx_count > m_max_rx) m_max_rx = m_rx_count;
+    // The next arrival is notified even when nothing arrived now: this run may have been
+    // triggered by a notification that replaced (SystemC keeps only the earliest) the one for
+    // the packets still in flight, and they would otherwise wait for the next write.
+    if (n > 0) {
+        for (size_t i = n; i < m_in_flight_n; ++i) m_in_flight[i - n] = m_in_flight[i];
+        m_in_flight_n -= n;
+        if (m_rx_count > m_max_rx) m_max_rx = m_rx_count;
+    }
     if (m_in_flight_n > 0)
         m_arrival.notify(sc_core::sc_time::from_value(m_in_flight[0].t_ps - now));
-    update_rx_outputs();
+    if (n > 0) update_rx_outputs();
 }
 
 uint32_t Comms::read_rx_key() {

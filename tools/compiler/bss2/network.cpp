@@ -224,6 +224,7 @@ size_t Network::add(Projection p) {
                  "; only on-chip (internal) neurons can receive events");
     for (size_t i = 0; i < p.connections.size(); ++i) {
         const Connection& c = p.connections[i];
+        if (c.source < src.size && c.target < tgt.size && c.weight <= 63) continue;
         const std::string ci = "connection " + std::to_string(i) + " (" + std::to_string(c.source) +
                                " -> " + std::to_string(c.target) + ")";
         if (c.source >= src.size)

@@ -144,5 +144,8 @@ struct Network {
 // Reads a network YAML file (format: docs/bss2_compiler.md, "Network files"). Errors name
 // file:line:col and the key.
 Network load_network(const std::string& path);
+// As load_network(), on the text of a network file already in memory (the fuzz harness,
+// tools/fuzz); `path` names it in messages and in Network::file.
+Network parse_network(const std::string& text, const std::string& path);
 
 }  // namespace nmsim::compiler::bss2

@@ -10,9 +10,20 @@
 namespace nmsim::compiler::bss2 {
 namespace {
 
+// A connector line can stand for millions of connections: all_to_all and fixed_probability
+// visit every (source, target) pair. Past these totals per network the file is refused before
+// they are generated (docs/bss2_compiler.md, "Size limits").
+// Pairs visited: two projections of the largest populations (16384 sources x 512 neurons).
+constexpr uint64_t kMaxPairs = uint64_t{2} * 16384 * BSS2_NEURONS;
+// Connections: 16 per synapse cell of the chip (2 x 256 x 256). More can only be of weight 0 (no
+// cell) or duplicates merged into one cell (weights summed to at most 63).
+constexpr uint64_t kMaxConnections = uint64_t{16} * BSS2_HEMISPHERES * BSS2_ROWS * BSS2_COLUMNS;
+
 class Loader {
 public:
-    explicit Loader(std::string path) : m_file(std::move(path)) {}
+    // `text`: the file's text, or nullptr to read the file `path`.
+    explicit Loader(std::string path, const std::string* text = nullptr)
+        : m_file(std::move(path), text) {}
 
     Network load() {
         const YAML::Node root = m_file.load();
@@ -186,7 +197,10 @@ private:
             allow_self = m_file.boolean(n["allow_self"], path + ".allow_self");
         }
         const bool same = p.source == p.target;
+        const std::string cp = path + ".connector";
         if (connector == "all_to_all") {
+            count_pairs(cn, cp, connector, uint64_t{ns} * nt);
+            count_connections(cn, cp, uint64_t{ns} * nt - (!allow_self && same ? ns : 0));
             for (uint32_t i = 0; i < ns; ++i)
                 for (uint32_t j = 0; j < nt; ++j)
                     if (allow_self || !same || i != j) p.connections.push_back({i, j, weight});
@@ -202,14 +216,17 @@ private:
             if (prob < 0 || prob > 1) m_file.fail(pn, path + ".probability", "must be in [0, 1]");
             const uint64_t seed =
                 n["seed"] ? m_file.uint(n["seed"], path + ".seed", UINT64_MAX >> 11) : 1;
+            count_pairs(cn, cp, connector, uint64_t{ns} * nt);
             std::mt19937_64 rng(seed);
             std::uniform_real_distribution<double> u(0.0, 1.0);
-            for (uint32_t i = 0; i < ns; ++i)
+            for (uint32_t i = 0; i < ns; ++i) {
                 for (uint32_t j = 0; j < nt; ++j) {
                     const bool take = u(rng) < prob;
                     if (take && (allow_self || !same || i != j))
                         p.connections.push_back({i, j, weight});
                 }
+                count_connections(cn, cp, p.connections.size(), true);
+            }
         } else if (connector == "list") {
             forbid("matrix");
             forbid("offset");
@@ -277,6 +294,8 @@ private:
                 "'" + connector +
                     "' is not one of all_to_all, one_to_one, fixed_probability, list, dense");
         }
+        count_connections(cn, cp, p.connections.size());  // list and dense: as many as written
+        m_connections += p.connections.size();
         if (const YAML::Node s = n["stp"]) {
             const std::string sp = path + ".stp";
             if (!s.IsMap()) m_file.fail(s, sp, "expected {u: .., tau_rec: ..}");
@@ -290,19 +309,53 @@ private:
         m_net.add(std::move(p));
     }
 
+    // The size limits above: pairs a connector visits, connections it adds (so far).
+    void count_pairs(const YAML::Node& cn, const std::string& path, const std::string& connector,
+                     uint64_t pairs) {
+        m_pairs += pairs;
+        if (m_pairs > kMaxPairs)
+            m_file.fail(cn, path,
+                        connector + " visits " + std::to_string(pairs) +
+                            " (source, target) pairs, bringing the network's total to " +
+                            std::to_string(m_pairs) + ", above the limit of " +
+                            std::to_string(kMaxPairs) + " (2 x 16384 sources x 512 neurons)");
+    }
+    // `so_far`: the connector has not finished (`added` is a lower bound).
+    void count_connections(const YAML::Node& cn, const std::string& path, uint64_t added,
+                           bool so_far = false) const {
+        if (m_connections + added > kMaxConnections)
+            m_file.fail(cn, path,
+                        std::string("the projection adds ") + (so_far ? "at least " : "") +
+                            std::to_string(added) +
+                            " connections, bringing the network's total to " +
+                            std::to_string(m_connections + added) + ", above the limit of " +
+                            std::to_string(kMaxConnections) +
+                            " (16 x the chip's 131072 synapse cells; a connection of weight > 0 "
+                            "takes a cell unless it merges with one of the same source, target "
+                            "and receptor)");
+    }
+
     YamlFile<NetworkError> m_file;
     Network m_net;
+    uint64_t m_pairs = 0;        // (source, target) pairs visited by all_to_all, fixed_probability
+    uint64_t m_connections = 0;  // connections of the projections loaded so far
 };
 
-}  // namespace
-
-Network load_network(const std::string& path) {
+Network load(const std::string& path, const std::string* text) {
     try {
-        return Loader(path).load();
+        return Loader(path, text).load();
     } catch (const YAML::Exception& e) {  // e.g. a non-scalar map key
         throw NetworkError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
                            std::to_string(e.mark.column + 1) + ": " + e.msg);
     }
+}
+
+}  // namespace
+
+Network load_network(const std::string& path) { return load(path, nullptr); }
+
+Network parse_network(const std::string& text, const std::string& path) {
+    return load(path, &text);
 }
 
 }  // namespace nmsim::compiler::bss2

@@ -200,6 +200,10 @@ private:
 
     void merge_connections() {
         std::unordered_map<uint64_t, size_t> index;
+        // Synapses per neuron column (hemi * 256 + col): one per source and receptor, at most
+        // the column's 256 rows. Checked here, before anything is built per synapse, so that a
+        // short file with millions of connections fails at once.
+        std::vector<uint32_t> fan_in(BSS2_NEURONS, 0);
         for (size_t j = 0; j < m_net.projections.size(); ++j) {
             const Projection& pr = m_net.projections[j];
             const PopulationPlacement& tp = m_pl.populations[pr.target];
@@ -222,6 +226,15 @@ private:
                     m_merged.push_back(m);
                     m_src[sid].merged.push_back(it->second);
                     m_src[sid].to[slot.hemi] = true;
+                    if (++fan_in[slot.hemi * BSS2_COLUMNS + slot.col] > BSS2_ROWS)
+                        fail_proj(static_cast<uint32_t>(j),
+                                  "neuron '" + m_net.populations[pr.target].name + "'[" +
+                                      std::to_string(c.target) + "] (hemisphere " +
+                                      std::to_string(slot.hemi) + ", column " +
+                                      std::to_string(slot.col) +
+                                      ") receives from more than 256 sources (counting "
+                                      "each receptor); its column has 256 synapse rows, one "
+                                      "synapse per source and receptor");
                 }
                 Merged& m = m_merged[it->second];
                 if (!fresh && !same_stp(m.stp_proj, pr.stp ? static_cast<int>(j) : -1))

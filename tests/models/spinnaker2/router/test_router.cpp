@@ -16,7 +16,6 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -862,14 +861,15 @@ TEST_F(RouterTest, PropertyOverloadedCountsAddUp) {
         static_cast<unsigned long long>(c.dropped_timeout), c.max_queue);
 }
 
-// Simulation speed of the router path (comms TX, NoC in, lookup, NoC out, receiver): packets per
-// wall second, printed; the bound only catches a pathological slowdown.
-TEST_F(RouterTest, RouterPathSpeed) {
+// Many packets from two sources through the whole router path (comms TX, NoC in, lookup, NoC out,
+// receiver): every one is delivered. (Speed is measured by `nmsim bench`, not by tests: a timed
+// bound fails on a loaded machine or in the sanitizer build.)
+TEST_F(RouterTest, ManyPacketsFromTwoSources) {
     build(SpikeRouterParams{}, {0, 77});
     std::vector<RouterEntry> t;
     for (uint32_t i = 0; i < 256; ++i) t.push_back(entry(i << 8, 0xFFFFFF00, {(i * 7) % 152}));
     router->load_table(t);
-    constexpr uint32_t kN = 50000;
+    constexpr uint32_t kN = 20000;
     for (uint32_t s : {0u, 77u})
         masters[s]->body = [this, s] {
             for (uint32_t i = 0; i < kN; ++i) {
@@ -877,14 +877,9 @@ TEST_F(RouterTest, RouterPathSpeed) {
                 if (i % 4 == 3) sc_core::wait(sc_time(20, SC_NS));
             }
         };
-    const auto w0 = std::chrono::steady_clock::now();
     sc_core::sc_start();
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     EXPECT_EQ(router->counters().delivered, 2u * kN);
-    std::printf("router path: %.0f packets per wall second (%u packets in %.3f s)\n", 2 * kN / wall,
-                2 * kN, wall);
-    EXPECT_GT(2 * kN / wall, 50000.0);
+    EXPECT_EQ(router->counters().routed, 2u * kN);
 }
 
 }  // namespace

@@ -446,5 +446,66 @@ TEST(Bss2NetworkYaml, OtherNumericKeysHaveHardwareRanges) {
     EXPECT_EQ(net.projections[1].stp->tau_rec, 4294967.295);
 }
 
+// parse_network (the fuzz harness's entry point) reads text as load_network reads the file.
+TEST(Bss2NetworkYaml, ParseNetworkEqualsLoadingTheFile) {
+    const std::string text =
+        "populations:\n  - {name: in, kind: external, size: 4}\n"
+        "  - {name: exc, kind: internal, size: 3}\n"
+        "projections:\n  - {name: p, source: in, target: exc, connector: all_to_all, weight: 2}\n";
+    const Network a = load_network(write_file("parse.yaml", text));
+    const Network b = parse_network(text, "mem.yaml");
+    EXPECT_EQ(b.file, "mem.yaml");
+    ASSERT_EQ(b.projections.size(), 1u);
+    EXPECT_EQ(b.projections[0].connections.size(), a.projections[0].connections.size());
+    EXPECT_EQ(b.projections[0].where.str(), "mem.yaml:5:5");
+    EXPECT_EQ(error_of([] {
+                  parse_network("populations: [\n", "mem.yaml");
+              }).rfind("mem.yaml:2:1: YAML syntax error", 0),
+              0u);
+}
+
+// A line of a network file can stand for millions of connections; past the network's limits the
+// file is refused before they are generated (fuzz finding: 8 lines took 9 s and 2.5 GB).
+TEST(Bss2NetworkYaml, SizeLimitsOfConnectors) {
+    const std::string pops =
+        "populations:\n  - {name: in, kind: external, size: 16384}\n"
+        "  - {name: exc, kind: internal, size: 512}\nprojections:\n";
+    EXPECT_EQ(error_of([&] {
+                  parse_network(pops +
+                                    "  - {name: p, source: in, target: exc, connector: "
+                                    "all_to_all, weight: 0}\n",
+                                "n.yaml");
+              }),
+              "n.yaml:5:51: projections[0].connector: the projection adds 8388608 connections, "
+              "bringing the network's total to 8388608, above the limit of 2097152 (16 x the "
+              "chip's 131072 synapse cells; a connection of weight > 0 takes a cell unless it "
+              "merges with one of the same source, target and receptor)");
+    std::string three = pops;
+    for (int i = 0; i < 3; ++i)
+        three += "  - {name: p" + std::to_string(i) +
+                 ", source: in, target: exc, connector: fixed_probability, probability: 0, "
+                 "weight: 1}\n";
+    EXPECT_EQ(error_of([&] { parse_network(three, "n.yaml"); }),
+              "n.yaml:7:52: projections[2].connector: fixed_probability visits 8388608 (source, "
+              "target) pairs, bringing the network's total to 25165824, above the limit of "
+              "16777216 (2 x 16384 sources x 512 neurons)");
+    // A fixed_probability that draws many stops at the limit, before its connections are kept.
+    const std::string dense_prob =
+        pops +
+        "  - {name: p, source: in, target: exc, connector: fixed_probability, "
+        "probability: 0.5, weight: 1}\n";
+    const std::string e = error_of([&] { parse_network(dense_prob, "n.yaml"); });
+    EXPECT_NE(e.find("projections[0].connector: the projection adds at least "), std::string::npos)
+        << e;
+    EXPECT_NE(e.find("above the limit of 2097152"), std::string::npos) << e;
+    // Within the limits: two of the largest all_to_all projections' pairs, few connections.
+    const Network ok = parse_network(
+        "populations:\n  - {name: in, kind: external, size: 4096}\n"
+        "  - {name: exc, kind: internal, size: 512}\nprojections:\n"
+        "  - {name: p, source: in, target: exc, connector: all_to_all, weight: 1}\n",
+        "n.yaml");
+    EXPECT_EQ(ok.projections[0].connections.size(), 4096u * 512u);
+}
+
 }  // namespace
 }  // namespace nmsim::compiler::bss2
