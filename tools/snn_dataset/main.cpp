@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
             for (size_t k = 0; k < g.serial_per_layer.size(); ++k)
                 std::printf("  layer %zu: serial %u PEs, parallel %u PEs, classifier -> %s\n", k,
                             g.serial_per_layer[k], g.parallel_per_layer[k],
-                            snn::to_string(g.predicted[k]));
+                            snn::paradigm_name(g.predicted[k]));
             for (size_t k = 0; k < g.savings.size(); ++k) {
                 const snn::MapSavings& m = g.savings[k];
                 std::printf(

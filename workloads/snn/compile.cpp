@@ -81,6 +81,16 @@ Compiled compile(const SnnWorkload& w, const spinnaker2::ChipParams& p) {
     } catch (const std::exception& e) {
         err.add("firmware", e.what());
     }
+    try {
+        C.elf_par = std::make_unique<arm::ElfImage>(arm::ElfImage::load(w.firmware_parallel_path));
+        if (C.elf_par->end_of_image() > S2_SNN_IMAGE_BASE)
+            err.add("firmware_parallel", w.firmware_parallel_path + " ends at 0x" +
+                                             hex(C.elf_par->end_of_image()) +
+                                             ", inside the SNN image at 0x" +
+                                             hex(S2_SNN_IMAGE_BASE) + " (snn_par_image.h)");
+    } catch (const std::exception& e) {
+        err.add("firmware_parallel", e.what());
+    }
     err.throw_if_any();
 
     try {
@@ -94,6 +104,7 @@ Compiled compile(const SnnWorkload& w, const spinnaker2::ChipParams& p) {
     o.n_ticks = static_cast<uint32_t>(w.ticks);
     o.max_neurons_per_pe = w.max_neurons_per_pe;
     o.max_matrix_split = w.max_matrix_split;
+    compiler::snn::parse_paradigm(w.paradigm, o.paradigm);
     for (uint32_t pe = w.first_pe; pe < n_pes; ++pe) o.pes.push_back(pe);
     o.core_clock_hz = levels[w.first_pe] == 0 ? p.pe.pl0_freq.hz : p.pe.pl1_freq.hz;
     o.dram_base = S2_DRAM_GLOBAL_BASE;

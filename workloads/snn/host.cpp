@@ -12,6 +12,7 @@
 #include "nmsim/hw/spinnaker2/noc_map.h"
 #include "nmsim/hw/spinnaker2/router_regs.h"
 #include "nmsim/hw/spinnaker2/snn_image.h"
+#include "nmsim/hw/spinnaker2/snn_par_image.h"
 #include "nmsim/trace/hdf5_writer.h"
 #include "platforms/common/format.h"
 #include "platforms/common/run_outputs.h"
@@ -32,9 +33,45 @@ uint64_t pe_sram_global(uint32_t pe, uint32_t offset) {
     return s2_pe_global_addr(qx, qy, pe % S2_NOC_PES_PER_QPE, offset);
 }
 
-const s2_snn_image_t& header_of(const compiler::snn::PeImage& img) {
-    return *reinterpret_cast<const s2_snn_image_t*>(img.bytes.data());
+// What the host needs of a PE's image, from either paradigm's header.
+struct ImageView {
+    PeRole role = kRoleSerial;
+    uint32_t counters = 0, record_words = 0, n_neurons = 0, flags = 0, n_record_v = 0,
+             record_v_index = 0, n_ticks = 0;
+};
+ImageView view_of(const compiler::snn::PeImage& img) {
+    ImageView v;
+    uint32_t word[3];
+    std::memcpy(word, img.bytes.data(), sizeof word);
+    if (word[0] == S2_SNNP_IMAGE_MAGIC && word[2] == S2_SNNP_KIND_SUBORDINATE) {
+        s2_snnp_subordinate_t h;
+        std::memcpy(&h, img.bytes.data(), sizeof h);
+        v.role = kRoleSubordinate;
+        v.counters = h.counters;
+        v.n_ticks = h.n_ticks;
+        return v;
+    }
+    if (word[0] == S2_SNNP_IMAGE_MAGIC) {
+        s2_snnp_dominant_t h;
+        std::memcpy(&h, img.bytes.data(), sizeof h);
+        v = {kRoleDominant, h.counters,   h.record_words,   h.n_targets,
+             h.flags,       h.n_record_v, h.record_v_index, h.n_ticks};
+        return v;
+    }
+    s2_snn_image_t h;
+    std::memcpy(&h, img.bytes.data(), sizeof h);
+    v = {h.kind == S2_SNN_KIND_SOURCE ? kRoleSource : kRoleSerial,
+         h.counters,
+         h.record_words,
+         h.n_neurons,
+         h.flags,
+         h.n_record_v,
+         h.record_v_index,
+         h.n_ticks};
+    return v;
 }
+
+bool is_parallel(const compiler::snn::PeImage& img) { return view_of(img).role >= kRoleDominant; }
 
 // The chip's table: first the start key to every PE of the network, then the compiler's
 // (compressed) entries.
@@ -103,7 +140,8 @@ void SnnHost::prepare(run::RunContext& ctx) {
 void SnnHost::load(run::RunContext& ctx) {
     m_chip = std::make_unique<spinnaker2::Chip>("s2", m_p, ctx.scenario.seed, ctx.trace,
                                                 ctx.console_echo());
-    for (uint32_t pe : m_c.pes) m_chip->pe(pe).load(*m_c.elf);
+    for (const compiler::snn::PeImage& img : m_c.c.images)
+        m_chip->pe(img.pe).load(is_parallel(img) ? *m_c.elf_par : *m_c.elf);
     // Energy phases: "load" (images, spike lists and table over the host link), then "run".
     spinnaker2::add_chip_energy(m_meter, *m_chip);
     m_meter.attach(*ctx.trace);
@@ -133,9 +171,16 @@ void SnnHost::begin(run::RunContext& ctx) {
     m_chip->start(std::vector<size_t>(m_c.pes.begin(), m_c.pes.end()));
 }
 
+const compiler::snn::PeReport& SnnHost::report_of(uint32_t pe, uint32_t vertex) const {
+    for (const compiler::snn::ParallelPlacement& pp : m_c.c.parallel)
+        for (const compiler::snn::PeReport& r : pp.table1)
+            if (r.pe == pe) return r;
+    return m_c.c.table1.at(vertex);
+}
+
 const s2_snn_counters_t& SnnHost::counters_of(const compiler::snn::PeImage& img) const {
     return *reinterpret_cast<const s2_snn_counters_t*>(m_chip->pe(img.pe).sram.data() +
-                                                       header_of(img).counters);
+                                                       view_of(img).counters);
 }
 
 run::Progress SnnHost::progress() const {
@@ -188,19 +233,20 @@ void SnnHost::read_records(run::RunContext& ctx) {
     uint64_t busy_ticks = 0;
     double busy_sum = 0;
     for (const compiler::snn::PeImage& img : m_c.c.images) {
-        const s2_snn_image_t& h = header_of(img);
+        const ImageView h = view_of(img);
         const compiler::snn::MachineVertex& v = m_c.c.graph.vertices.at(img.vertex);
         const s2_snn_counters_t ctr = counters_of(img);
-        m_results.push_back({img.pe, img.vertex, ctr});
-        const compiler::snn::PeReport& rep = m_c.c.table1.at(img.vertex);
+        m_results.push_back({img.pe, img.vertex, ctr, h.role});
+        const compiler::snn::PeReport& rep = report_of(img.pe, img.vertex);
         PeRecord pr{};
+        pr.role = h.role;
         pr.synaptic_events = ctr.synaptic_events;
         pr.pe = img.pe;
         pr.vertex = img.vertex;
         pr.is_source = v.is_source;
         pr.element = v.app;
         pr.lo = v.lo;
-        pr.n = v.n;
+        pr.n = h.role == kRoleSubordinate ? 0 : h.n_neurons;
         pr.packets = ctr.packets;
         pr.spikes_sent = ctr.spikes_sent;
         pr.overruns = ctr.overruns;
@@ -221,6 +267,7 @@ void SnnHost::read_records(run::RunContext& ctx) {
             m_sum.source_spikes += ctr.spikes_sent;
             continue;
         }
+        if (h.role == kRoleSubordinate) continue;
         const compiler::snn::DramRegion* reg = m_c.c.record_region(img.vertex);
         if (!reg || h.record_words == 0) continue;
         const uint32_t words = h.record_words;
@@ -248,7 +295,7 @@ void SnnHost::read_records(run::RunContext& ctx) {
                 ++busy_ticks;
                 m_sum.max_busy_fraction = std::max(m_sum.max_busy_fraction, f);
             }
-            for (uint32_t j = 0; j < v.n && bit_words; ++j)
+            for (uint32_t j = 0; j < h.n_neurons && bit_words; ++j)
                 if ((r[S2_SNN_RECORD_HEADER_WORDS + j / 32] >> (j % 32)) & 1u)
                     m_spikes.push_back({uint32_t(t), v.app, v.lo + j});
             for (uint32_t k = 0; k < h.n_record_v; ++k) {

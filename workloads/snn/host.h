@@ -26,9 +26,10 @@ namespace nmsim::workloads::snn {
 struct Compiled {
     compiler::snn::Network net;
     compiler::snn::Compiled c;
-    std::vector<uint32_t> pes;  // PEs of the machine graph, ascending
-    double clock_hz = 0;        // the PEs' clock (one performance level for all)
-    std::unique_ptr<arm::ElfImage> elf;
+    std::vector<uint32_t> pes;               // PEs of the machine graph, ascending
+    double clock_hz = 0;                     // the PEs' clock (one performance level for all)
+    std::unique_ptr<arm::ElfImage> elf;      // serial paradigm
+    std::unique_ptr<arm::ElfImage> elf_par;  // parallel paradigm (dominant, subordinates)
 };
 // Network file -> machine graph -> images; throws scenario::ScenarioError naming
 // workload.snn.<key> (and the network file's own location for errors inside it).
@@ -38,6 +39,7 @@ Compiled compile(const SnnWorkload& w, const spinnaker2::ChipParams& p);
 struct PeResult {
     uint32_t pe = 0, vertex = 0;
     s2_snn_counters_t counters{};
+    uint32_t role = 0;  // PeRole (tables.h)
 };
 
 struct SnnSummary {
@@ -81,6 +83,8 @@ private:
     void read_records(run::RunContext& ctx);
     // The counters in the SRAM of the PE holding `img`.
     const s2_snn_counters_t& counters_of(const compiler::snn::PeImage& img) const;
+    // Its Table I report (serial: by vertex; parallel: by PE).
+    const compiler::snn::PeReport& report_of(uint32_t pe, uint32_t vertex) const;
 
     const SnnWorkload* m_w = nullptr;
     spinnaker2::ChipParams m_p;

@@ -66,6 +66,19 @@ std::unique_ptr<WorkloadSpec> load_snn(Reader& r, const YNode& n, const std::str
                 d->max_matrix_split = static_cast<uint32_t>(*x);
         }
     }
+    const YNode dflt_par = YNode::scalar(d->firmware_parallel, n.origin);
+    const YNode* fwp = f.get("firmware_parallel");
+    r.resolve_firmware(fwp ? *fwp : dflt_par, key + ".firmware_parallel", d->firmware_parallel,
+                       d->firmware_parallel_path);
+    if (const YNode* v = f.get("paradigm")) {
+        if (auto x = r.get_string(v, key + ".paradigm")) {
+            if (*x != "serial" && *x != "parallel" && *x != "auto" && *x != "ideal")
+                r.error(v->origin, key + ".paradigm",
+                        "expected one of serial, parallel, auto, ideal, got '" + *x + "'");
+            else
+                d->paradigm = *x;
+        }
+    }
     if (auto b = r.get_bool(f.get("check"), key + ".check")) d->check = *b;
     if (r.error_count() != errors_before) return nullptr;
     return d;
@@ -89,6 +102,7 @@ void SnnWorkload::dump(YAML::Emitter& e) const {
     e << YAML::Key << "first_pe" << YAML::Value << first_pe;
     e << YAML::Key << "max_neurons_per_pe" << YAML::Value << max_neurons_per_pe;
     e << YAML::Key << "max_matrix_split" << YAML::Value << max_matrix_split;
+    e << YAML::Key << "paradigm" << YAML::Value << paradigm;
     if (published_pes)
         e << YAML::Key << "published_pes" << YAML::Value
           << static_cast<unsigned long long>(published_pes);
@@ -96,6 +110,8 @@ void SnnWorkload::dump(YAML::Emitter& e) const {
         e << YAML::Key << "published_source" << YAML::Value << published_source;
     e << YAML::Key << "firmware" << YAML::Value
       << (is_builtin_firmware(firmware) ? firmware : firmware_path);
+    e << YAML::Key << "firmware_parallel" << YAML::Value
+      << (is_builtin_firmware(firmware_parallel) ? firmware_parallel : firmware_parallel_path);
     e << YAML::Key << "check" << YAML::Value << check;
     e << YAML::EndMap;
 }
@@ -108,6 +124,8 @@ void SnnWorkload::diff(const WorkloadSpec& other, const std::string& prefix, Dif
         .field(k + "first_pe", first_pe, y.first_pe)
         .field(k + "max_neurons_per_pe", max_neurons_per_pe, y.max_neurons_per_pe)
         .field(k + "max_matrix_split", max_matrix_split, y.max_matrix_split)
+        .field(k + "paradigm", paradigm, y.paradigm)
+        .field(k + "firmware_parallel_path", firmware_parallel_path, y.firmware_parallel_path)
         .field(k + "published_pes", published_pes, y.published_pes)
         .field(k + "published_source", published_source, y.published_source)
         .field(k + "firmware_path", firmware_path, y.firmware_path)
@@ -118,8 +136,8 @@ const WorkloadSchema& schema() {
     static const WorkloadSchema s{
         "snn",
         {"spinnaker2_chip"},
-        "a spiking network on the SpiNNaker2 chip, serial paradigm (seed 001), spikes checked "
-        "against the integer reference",
+        "a spiking network on the SpiNNaker2 chip, serial and parallel (MLA) paradigms (seed "
+        "001), spikes checked against the integer reference",
         {
             {"network", "path", "required",
              "the network file: populations, sources, projections (docs/snn_compiler.md)"},
@@ -131,10 +149,17 @@ const WorkloadSchema& schema() {
             {"max_matrix_split", "int 1..4", "4",
              "PEs a population's synaptic matrix may be spread over when it does not fit one PE "
              "(seed 001: 2-4 adjacent PEs)"},
+            {"paradigm", "serial | parallel | auto | ideal", "serial",
+             "paradigm of every population without its own `paradigm` key: serial (ARM), "
+             "parallel (MLA, dominant + subordinates), auto (the shipped classifier), ideal "
+             "(both compiled, fewer PEs kept) (docs/snn_parallel.md)"},
             {"published_pes", "int 0..152", "0",
              "a published PE count printed next to the compiled one (0: none)"},
             {"published_source", "string", "\"\"", "names the published PE count"},
-            {"firmware", "program name or path.elf", "snn", "the SNN program of every PE"},
+            {"firmware", "program name or path.elf", "snn",
+             "the program of the serial paradigm's PEs"},
+            {"firmware_parallel", "program name or path.elf", "snn_par",
+             "the program of the parallel paradigm's dominant and subordinate PEs"},
             {"check", "bool", "true",
              "compare every spike with the integer reference (spike for spike)"},
         },

@@ -22,11 +22,15 @@ struct SnnWorkload : scenario::WorkloadSpec {
     uint32_t first_pe = 0;  // placement starts at this global PE index
     uint32_t max_neurons_per_pe = 255;  // machine-graph split (sPyNNaker and seed 001: 255)
     uint32_t max_matrix_split = 4;      // PEs one population's synaptic matrix may span
+    // Paradigm of populations without their own: serial | parallel | auto | ideal (seed 001).
+    std::string paradigm = "serial";
     // A published PE count printed next to the compiled one (e.g. seed 001's 9), with its source.
     uint64_t published_pes = 0;
     std::string published_source;
-    std::string firmware = "snn";           // built-in program name or .elf path
-    std::string firmware_path;              // resolved absolute ELF path
+    std::string firmware = "snn";               // built-in program name or .elf path
+    std::string firmware_path;                  // resolved absolute ELF path
+    std::string firmware_parallel = "snn_par";  // program of the parallel paradigm's PEs
+    std::string firmware_parallel_path;
     bool check = true;                      // compare every spike with the integer reference
     Origin origin;                          // of the `snn` map
     std::map<std::string, Origin> origins;  // per key ("network", "ticks", ...)

@@ -78,7 +78,14 @@ struct PeRecord {
     uint32_t dtcm_bytes;    // the image, stack and argument block (nmsim's layout)
     uint32_t table1_bytes;  // seed 001 Table I's estimate for the same PE
     uint32_t dtcm_budget_bytes;
-    uint32_t pad_;
+    uint32_t role;  // PeRole
+};
+// What a PE of the snn workload runs.
+enum PeRole : uint32_t {
+    kRoleSerial = 0,
+    kRoleSource = 1,
+    kRoleDominant = 2,
+    kRoleSubordinate = 3
 };
 NMSIM_TRACE_TABLE(
     PeRecord, "snn/pes", "per PE of the machine graph: what it holds and its counters",
@@ -98,6 +105,9 @@ NMSIM_TRACE_TABLE(
     NMSIM_COL(PeRecord, buffer_overflows, "1", "received keys lost to a full input spike buffer"),
     NMSIM_COL(PeRecord, dtcm_bytes, "B", "image, stack and argument block as laid out"),
     NMSIM_COL(PeRecord, table1_bytes, "B", "seed 001 Table I's cost model for this PE"),
-    NMSIM_COL(PeRecord, dtcm_budget_bytes, "B", "the DTCM budget (96 KiB)"));
+    NMSIM_COL(PeRecord, dtcm_budget_bytes, "B", "the DTCM budget (96 KiB)"),
+    NMSIM_COL(PeRecord, role, "1",
+              "0 serial-paradigm LIF PE, 1 spike source, 2 parallel dominant, 3 parallel "
+              "subordinate"));
 
 }  // namespace nmsim::workloads::snn

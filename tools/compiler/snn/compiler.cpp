@@ -11,6 +11,8 @@
 
 #include "nmsim/hw/spinnaker2/noc_map.h"
 #include "tools/compiler/snn/image.h"
+#include "tools/compiler/snn/paradigm.h"
+#include "tools/compiler/snn/parallel.h"
 
 namespace nmsim::compiler::snn {
 namespace {
@@ -243,6 +245,114 @@ void check_options(const CompileOptions& o) {
         bad("dram_base/dram_size outside the DRAM window or misaligned");
 }
 
+bool has_synapses_onto(const Network& net, uint32_t population) {
+    for (const Projection& pj : net.projections)
+        if (pj.post == population && !pj.synapses.empty()) return true;
+    return false;
+}
+
+std::string where_of(const Network& net, const Population& pop) {
+    if (!pop.where.str().empty()) return pop.where.str();
+    return net.file.empty() ? std::string("<network>") : net.file;
+}
+
+// Serial or parallel per population (docs/snn_parallel.md, "Switching in the compiler").
+std::vector<ParadigmChoice> choose_paradigms(const Network& net, const CompileOptions& opt,
+                                             const MachineGraph& g) {
+    std::vector<ParadigmChoice> r(net.populations.size());
+    for (uint32_t p = 0; p < net.populations.size(); ++p) {
+        const Population& pop = net.populations[p];
+        ParadigmChoice& ch = r[p];
+        ch.requested = pop.paradigm.value_or(opt.paradigm);
+        if (ch.requested == Paradigm::serial) continue;
+        if (!has_synapses_onto(net, p)) {
+            if (ch.requested == Paradigm::parallel)
+                throw CompileError(where_of(net, pop) + ": population '" + pop.name +
+                                       "': paradigm parallel needs synapses onto the population "
+                                       "(the MLA multiplies them); it has none",
+                                   pop.name, "paradigm", 0, 1);
+            continue;  // nothing to choose: serial
+        }
+        const ParLayer layer = layer_of_population(net, g, p);
+        switch (ch.requested) {
+            case Paradigm::parallel:
+                ch.compiled = Paradigm::parallel;
+                break;
+            case Paradigm::automatic:
+                ch.decision = ParadigmClassifier::shipped().decision(features_of(layer));
+                ch.compiled = ch.decision > 0 ? Paradigm::parallel : Paradigm::serial;
+                break;
+            case Paradigm::ideal: {
+                try {
+                    ch.serial_pes = serial_layer_pes(layer, opt.max_matrix_split);
+                } catch (const CompileError&) {
+                }
+                try {
+                    ch.parallel_pes = parallel_layer_pes(layer);
+                } catch (const CompileError&) {
+                }
+                const bool par_better =
+                    ch.parallel_pes >= 0 && (ch.serial_pes < 0 || ch.parallel_pes < ch.serial_pes);
+                ch.compiled = par_better ? Paradigm::parallel : Paradigm::serial;
+                break;
+            }
+            case Paradigm::serial:
+                break;
+        }
+    }
+    return r;
+}
+
+// The layer of parallel population p as the chip runs it: the graph's keys for sources and
+// targets, the population's recording, whether anything listens to its spikes.
+ParLayer chip_layer(const Network& net, const MachineGraph& g, uint32_t p, bool has_targets) {
+    ParLayer l = layer_of_population(net, g, p);
+    const Population& pop = net.populations[p];
+    l.target_keys.assign(pop.size, 0);
+    for (uint32_t id : g.population_vertices[p]) {
+        const MachineVertex& v = g.vertices[id];
+        for (uint32_t j = 0; j < v.n; ++j) l.target_keys[v.lo + j] = v.key() | j;
+    }
+    l.record_spikes = pop.record_spikes;
+    l.record_v = pop.record_v;
+    l.has_targets = has_targets;
+    return l;
+}
+
+ParOptions par_options(const CompileOptions& opt) {
+    ParOptions po;
+    po.dtcm_bytes = opt.dtcm_bytes;
+    po.spike_buffer_entries = opt.spike_buffer_entries;
+    po.n_ticks = opt.n_ticks;
+    po.core_clock_hz = opt.core_clock_hz;
+    return po;
+}
+
+ParCompiled compile_parallel_in(const Network& net, uint32_t p, const ParLayer& l,
+                                const ParOptions& po) {
+    try {
+        return compile_parallel_layer(l, po);
+    } catch (const CompileError& e) {
+        const Population& pop = net.populations[p];
+        throw CompileError(
+            where_of(net, pop) + ": population '" + pop.name + "' (paradigm parallel): " + e.what(),
+            pop.name, e.structure(), e.needed(), e.available());
+    }
+}
+
+PeReport par_report(const Network& net, uint32_t p, const ParPeReport& r) {
+    PeReport out;
+    out.pe = r.pe;
+    out.element = net.populations[p].name +
+                  (r.dominant ? " dominant" : " subordinate " + std::to_string(r.index));
+    out.n = net.populations[p].size;
+    out.items = r.items;
+    out.model_total = r.model_total;
+    out.actual_total = r.actual_total;
+    out.budget_bytes = r.budget_bytes;
+    return out;
+}
+
 }  // namespace
 
 uint32_t MachineGraph::vertex_of(const PreRef& pre, uint32_t i) const {
@@ -359,6 +469,8 @@ Compiled compile(const Network& net, const CompileOptions& opt) {
     // Machine graph: split populations whose PEs do not fit until they fit (docs: "Machine
     // graph"). A pass splits every failing population once more; splits only grow.
     std::vector<uint32_t> split(net.populations.size(), 1);
+    c.paradigm = choose_paradigms(net, opt, make_graph(net, opt, split));
+    auto is_parallel = [&](uint32_t p) { return c.paradigm[p].compiled == Paradigm::parallel; };
     std::vector<std::vector<SynBlock>> blocks;
     for (;;) {
         c.graph = make_graph(net, opt, split);
@@ -366,6 +478,7 @@ Compiled compile(const Network& net, const CompileOptions& opt) {
         bool changed = false;
         const MachineVertex* failed = nullptr;
         for (uint32_t p = 0; p < net.populations.size(); ++p) {
+            if (is_parallel(p)) continue;  // its map is split over subordinates instead
             for (uint32_t id : c.graph.population_vertices[p]) {
                 const MachineVertex& v = c.graph.vertices[id];
                 NeuronPeSpec s = neuron_spec(net, opt, v, std::move(blocks[id]));
@@ -419,17 +532,41 @@ Compiled compile(const Network& net, const CompileOptions& opt) {
         break;
     }
 
-    // Placement: vertices in id order on the usable PEs, in their order.
+    // Placement: vertices in id order on the usable PEs, in their order; a parallel population
+    // takes its dominant and subordinates at its first vertex (all its vertices are on the
+    // dominant: they send from there).
+    const ParOptions po = par_options(opt);
+    std::vector<uint32_t> par_pes(net.populations.size(), 0);
+    for (uint32_t p = 0; p < net.populations.size(); ++p)
+        if (is_parallel(p))
+            par_pes[p] =
+                compile_parallel_in(net, p, chip_layer(net, c.graph, p, true), po).pes_used();
+    auto pes_of = [&](const MachineVertex& v) -> uint32_t {
+        if (v.is_source) return opt.sources_on_pes ? 1 : 0;
+        if (!is_parallel(v.app)) return 1;
+        return c.graph.population_vertices[v.app].front() == v.id ? par_pes[v.app] : 0;
+    };
     uint32_t placed = 0, next = 0;
-    for (const MachineVertex& v : c.graph.vertices)
-        placed += (v.is_source && !opt.sources_on_pes) ? 0 : 1;
+    for (const MachineVertex& v : c.graph.vertices) placed += pes_of(v);
     if (placed > c.options.pes.size())
         throw CompileError(file + ": the network needs " + std::to_string(placed) +
                                " PEs (machine vertices), " + std::to_string(c.options.pes.size()) +
                                " are available",
                            "network", "PEs", placed, c.options.pes.size());
-    for (MachineVertex& v : c.graph.vertices)
-        if (!v.is_source || opt.sources_on_pes) v.pe = c.options.pes[next++];
+    for (MachineVertex& v : c.graph.vertices) {
+        const uint32_t n = pes_of(v);
+        if (n == 0) continue;
+        v.pe = c.options.pes[next];
+        if (!v.is_source && is_parallel(v.app)) {
+            ParallelPlacement pp;
+            pp.population = v.app;
+            pp.vertex = v.id;
+            pp.pes.assign(c.options.pes.begin() + next, c.options.pes.begin() + next + n);
+            c.parallel.push_back(std::move(pp));
+            for (uint32_t id : c.graph.population_vertices[v.app]) c.graph.vertices[id].pe = v.pe;
+        }
+        next += n;
+    }
 
     // Routes: each vertex to the PEs holding targets of its neurons.
     std::vector<std::set<uint32_t>> targets(c.graph.vertices.size());
@@ -464,8 +601,48 @@ Compiled compile(const Network& net, const CompileOptions& opt) {
         c.dram.push_back({kind, v.id, static_cast<uint32_t>(at), static_cast<uint32_t>(size), {}});
         return static_cast<uint32_t>(at);
     };
+    auto placement_of = [&](uint32_t p) -> ParallelPlacement& {
+        for (ParallelPlacement& pp : c.parallel)
+            if (pp.population == p) return pp;
+        throw std::logic_error("snn compile: parallel population without placement");
+    };
     for (const MachineVertex& v : c.graph.vertices) {
         if (v.pe == kNoPe) continue;
+        if (!v.is_source && is_parallel(v.app)) {
+            // Placeholder Table I rows per vertex (the host indexes them by vertex); the PEs'
+            // own reports are in c.parallel.
+            PeReport r;
+            r.vertex = v.id;
+            r.pe = v.pe;
+            r.element = net.populations[v.app].name;
+            r.lo = v.lo;
+            r.n = v.n;
+            r.budget_bytes = opt.dtcm_bytes;
+            c.table1.push_back(r);
+            if (c.graph.population_vertices[v.app].front() != v.id) continue;
+            ParallelPlacement& pp = placement_of(v.app);
+            bool has_targets = false;
+            for (uint32_t id : c.graph.population_vertices[v.app])
+                has_targets = has_targets || !targets[id].empty();
+            const ParLayer l = chip_layer(net, c.graph, v.app, has_targets);
+            ParOptions o = po;
+            o.pes = pp.pes;
+            o.vertex = v.id;
+            const Population& pop = net.populations[v.app];
+            const uint32_t rw = record_words(pop.size, pop.record_spikes,
+                                             static_cast<uint32_t>(pop.record_v.size()));
+            if (rw != 0) o.record_dram = allocate(DramKind::record, v, 4ull * rw * opt.n_ticks);
+            const ParCompiled pc = compile_parallel_in(net, v.app, l, o);
+            if (pc.pes != pp.pes)
+                throw std::logic_error("snn compile: parallel layer changed its PE count");
+            pp.n_rows = pc.n_rows;
+            pp.n_delays = static_cast<uint32_t>(pc.delays.size());
+            c.images.push_back({v.id, pp.pes[0], S2_SNN_IMAGE_BASE, pc.dominant_image});
+            for (size_t k = 0; k < pc.sub_images.size(); ++k)
+                c.images.push_back({v.id, pp.pes[1 + k], S2_SNN_IMAGE_BASE, pc.sub_images[k]});
+            for (const ParPeReport& r2 : pc.table1) pp.table1.push_back(par_report(net, v.app, r2));
+            continue;
+        }
         if (v.is_source) {
             SourcePeSpec s;
             s.vertex = v.id;

@@ -62,6 +62,8 @@ struct CompileOptions {
     // false: sources get keys and routes but no PE (their spikes are injected into the router);
     // for the PE count analysis (gesture_pe_counts) and hosts that inject spikes.
     bool sources_on_pes = true;
+    // Paradigm of every population without its own `paradigm` (network.h).
+    Paradigm paradigm = Paradigm::serial;
 };
 
 // One vertex of the machine graph: neurons [lo, lo + n) of a population or source, on one PE.
@@ -125,6 +127,25 @@ struct DramRegion {
     std::vector<uint8_t> bytes;  // spike_list: the content; record: empty (the firmware writes)
 };
 
+// A population compiled in the parallel paradigm (parallel.h): one dominant and its
+// subordinates. Its machine vertices keep their ids and keys; all are on the dominant's PE.
+struct ParallelPlacement {
+    uint32_t population = 0;
+    uint32_t vertex = 0;                // its first machine vertex (the images' `vertex`)
+    std::vector<uint32_t> pes;          // dominant, then subordinates
+    std::vector<PeReport> table1;       // per PE, same order (items of Table I's parallel rows)
+    uint32_t n_rows = 0, n_delays = 0;  // the optimised map's rows, the delays used
+};
+
+// Per population: what was asked for and what was compiled, with the numbers of the choice.
+struct ParadigmChoice {
+    Paradigm requested = Paradigm::serial;
+    Paradigm compiled = Paradigm::serial;        // serial or parallel
+    double decision = 0;                         // automatic: the classifier's decision value
+    int64_t serial_pes = -1, parallel_pes = -1;  // ideal: the layer alone in each (-1: not run
+                                                 // or does not fit)
+};
+
 struct Compiled {
     CompileOptions options;
     uint32_t tick_cycles = 0, timestep_ns = 0;
@@ -135,7 +156,9 @@ struct Compiled {
     std::vector<RouterEntry> routes_full;                    // one per vertex with targets
     std::vector<RouterEntry> routes;                         // compress_routes(routes_full)
     std::vector<PeReport> table1;                            // every vertex, by id
-    uint32_t pes_used() const;                               // vertices on PEs
+    std::vector<ParadigmChoice> paradigm;                    // per population
+    std::vector<ParallelPlacement> parallel;                 // parallel populations
+    uint32_t pes_used() const;                               // PEs with an image
     const DramRegion* record_region(uint32_t vertex) const;  // nullptr if none
 };
 

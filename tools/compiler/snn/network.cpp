@@ -8,6 +8,29 @@
 
 namespace nmsim::compiler::snn {
 
+const char* paradigm_name(Paradigm p) {
+    switch (p) {
+        case Paradigm::serial:
+            return "serial";
+        case Paradigm::parallel:
+            return "parallel";
+        case Paradigm::automatic:
+            return "auto";
+        case Paradigm::ideal:
+            return "ideal";
+    }
+    return "?";
+}
+
+bool parse_paradigm(const std::string& s, Paradigm& out) {
+    for (Paradigm p : {Paradigm::serial, Paradigm::parallel, Paradigm::automatic, Paradigm::ideal})
+        if (s == paradigm_name(p)) {
+            out = p;
+            return true;
+        }
+    return false;
+}
+
 const char* to_string(ResetMode m) { return m == ResetMode::subtract ? "subtract" : "to_v_reset"; }
 
 const char* to_string(SynapseType t) {

@@ -68,12 +68,21 @@ constexpr uint32_t kMaxDelay = 16;   // ticks (4-bit delay field)
 // The decay per tick of `lif` at `timestep_ms`.
 double decay_per_tick(const LifParams& lif, double timestep_ms);
 
+// How a population's synaptic processing is mapped (seed 001 sec. III, IV; docs/snn_parallel.md):
+// serial (ARM, sPyNNaker way), parallel (MLA: a dominant and subordinate PEs), automatic (the
+// shipped classifier decides), ideal (both compiled, the one with fewer PEs kept).
+enum class Paradigm { serial, parallel, automatic, ideal };
+const char* paradigm_name(Paradigm p);  // "serial", "parallel", "auto", "ideal"
+// "serial" | "parallel" | "auto" | "ideal"; false for anything else.
+bool parse_paradigm(const std::string& s, Paradigm& out);
+
 struct Population {
     std::string name;
     uint32_t size = 0;
     LifParams lif;
     bool record_spikes = true;
-    std::vector<uint32_t> record_v;  // neurons whose membrane is recorded every tick
+    std::vector<uint32_t> record_v;    // neurons whose membrane is recorded every tick
+    std::optional<Paradigm> paradigm;  // unset: CompileOptions::paradigm
     SourceRef where;
 };
 

@@ -76,7 +76,7 @@ private:
         if (!n.IsMap()) m_file.fail(n, path, "expected a map");
         m_file.check_keys(n, path,
                           {"name", "size", "tau_m", "alpha", "v_th", "v_reset", "reset", "i_offset",
-                           "refractory", "v_init", "record_spikes", "record_v"});
+                           "refractory", "v_init", "record_spikes", "record_v", "paradigm"});
         Population p;
         p.where = m_file.ref(n);
         const YAML::Node name = m_file.need(n, path, "name");
@@ -119,6 +119,13 @@ private:
                     m_file.fail(rv[i], indexed(rp, i), "neuron " + std::to_string(k) + " twice");
                 p.record_v.push_back(k);
             }
+        }
+        if (n["paradigm"]) {
+            Paradigm par = Paradigm::serial;
+            parse_paradigm(m_file.choice(n["paradigm"], path + ".paradigm",
+                                         {"serial", "parallel", "auto", "ideal"}),
+                           par);
+            p.paradigm = par;
         }
         m_net.populations.push_back(std::move(p));
     }

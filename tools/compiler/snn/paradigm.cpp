@@ -14,8 +14,6 @@
 
 namespace nmsim::compiler::snn {
 
-const char* to_string(Paradigm p) { return p == Paradigm::parallel ? "parallel" : "serial"; }
-
 ParLayer dataset_layer(uint32_t n_sources, uint32_t n_targets, uint32_t density_pct,
                        uint32_t delay_range, uint64_t seed) {
     ParLayer l;

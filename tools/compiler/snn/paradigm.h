@@ -13,9 +13,6 @@
 
 namespace nmsim::compiler::snn {
 
-enum class Paradigm { serial = 0, parallel = 1 };
-const char* to_string(Paradigm p);
-
 // The seed's layer characters (sec. IV-A): the classifier's features, in this order.
 struct LayerFeatures {
     double n_sources = 0, n_targets = 0, density_pct = 0, delay_range = 0;

@@ -160,7 +160,7 @@ SubLayout sub_layout(uint32_t row_count, uint32_t k, uint32_t n_gather, uint32_t
     s.map = place(uint64_t{k} * n_cols);
     s.c = place(2ull * n_cols);
     s.col_of = place(2ull * 2 * even(targets));
-    s.out = place(2ull * 2 * even(targets));
+    s.out = place(2ull * 2 * even(targets) + 4);  // + the tick stamp word
     s.size = at;
     return s;
 }
@@ -272,8 +272,8 @@ std::vector<uint32_t> partition(const std::vector<uint64_t>& w, uint32_t parts) 
 
 // Dominant layout.
 struct DomLayout {
-    uint32_t counters, params, state, record_v_index, record_stage, spike_buffer, src_table, delays,
-        hist, row_of, stacked, subs, partial, size;
+    uint32_t counters, params, state, keys, record_v_index, record_stage, spike_buffer, src_table,
+        fanout, delays, hist, row_of, stacked, subs, partial, size;
     uint32_t hist_slots, hist_words, stacked_bytes, record_words, partial_words;
 };
 DomLayout dom_layout(const ParLayer& l, const GlobalMap& g, uint32_t n_subs, uint32_t partial_words,
@@ -289,15 +289,18 @@ DomLayout dom_layout(const ParLayer& l, const GlobalMap& g, uint32_t n_subs, uin
     d.hist_slots = next_pow2(g.delays.back() + 1);
     d.hist_words = (l.n_sources + 31) / 32;
     d.stacked_bytes = (static_cast<uint32_t>(g.rows.size()) + 3u) & ~3u;
-    d.record_words = record_words(l.n_targets, true, 0);
+    d.record_words =
+        record_words(l.n_targets, l.record_spikes, static_cast<uint32_t>(l.record_v.size()));
     d.partial_words = partial_words;
     d.counters = place(sizeof(s2_snn_counters_t));
     d.params = place(sizeof(s2_snn_lif_params_t));
     d.state = place(uint64_t{sizeof(s2_snn_neuron_state_t)} * l.n_targets);
-    d.record_v_index = place(0);
+    d.keys = place(4ull * l.n_targets);
+    d.record_v_index = place(4ull * l.record_v.size());
     d.record_stage = place(4ull * d.record_words);
     d.spike_buffer = place(4ull * spike_buffer_entries);
     d.src_table = place(uint64_t{sizeof(s2_snnp_src_entry_t)} * src_count);
+    d.fanout = place(4ull * l.n_sources);
     d.delays = place(4ull * nd);
     d.hist = place(4ull * d.hist_slots * d.hist_words);
     d.row_of = place(2ull * nd * g.stride);
@@ -410,6 +413,12 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
     if (opt.spike_buffer_entries == 0 ||
         (opt.spike_buffer_entries & (opt.spike_buffer_entries - 1)) != 0)
         throw std::invalid_argument("snn parallel compile: spike_buffer_entries not a power of 2");
+    if (!layer.target_keys.empty() && layer.target_keys.size() != layer.n_targets)
+        throw std::invalid_argument("snn parallel compile: target_keys must have n_targets keys");
+    for (uint32_t j : layer.record_v)
+        if (j >= layer.n_targets)
+            throw std::invalid_argument("snn parallel compile: record_v index " +
+                                        std::to_string(j) + " >= n_targets");
     ParCompiled c;
     c.options = opt;
     c.n_sources = layer.n_sources;
@@ -484,7 +493,7 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         // The dominant holds a partial-input area per subordinate: a split with many delay
         // ranges may not fit it; more target groups need fewer.
         uint32_t words = 0;
-        for (const SubordinateMap& b : subs) words += even(b.target_count);
+        for (const SubordinateMap& b : subs) words += even(b.target_count) + 1;
         dominant_bytes = dom_layout(layer, g, static_cast<uint32_t>(subs.size()), words,
                                     opt.spike_buffer_entries, n_src_entries)
                              .size;
@@ -534,7 +543,7 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
     std::vector<uint32_t> partial_off;
     for (const SubordinateMap& b : c.subs) {
         partial_off.push_back(partial_words);
-        partial_words += even(b.target_count);  // int16 [2][even(target_count)]
+        partial_words += even(b.target_count) + 1;  // int16 [2][even(target_count)], stamp
     }
     const DomLayout dl = dom_layout(layer, g, static_cast<uint32_t>(c.subs.size()), partial_words,
                                     opt.spike_buffer_entries, static_cast<uint32_t>(src.size()));
@@ -549,7 +558,8 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         h.magic = S2_SNNP_IMAGE_MAGIC;
         h.version = S2_SNNP_IMAGE_VERSION;
         h.kind = S2_SNNP_KIND_DOMINANT;
-        h.flags = S2_SNN_FLAG_RECORD_SPIKES;
+        h.flags = (layer.record_spikes ? S2_SNN_FLAG_RECORD_SPIKES : 0u) |
+                  (layer.has_targets ? 0u : S2_SNN_FLAG_NO_TARGETS);
         h.image_size = dl.size;
         h.pe = c.pes[0];
         h.vertex = opt.vertex;
@@ -583,8 +593,11 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         h.state = base + dl.state;
         h.record_words = dl.record_words;
         h.record_stage = base + dl.record_stage;
-        h.n_record_v = 0;
+        h.n_record_v = static_cast<uint32_t>(layer.record_v.size());
         h.record_v_index = base + dl.record_v_index;
+        h.record_dram = opt.record_dram;
+        h.keys = base + dl.keys;
+        h.fanout = base + dl.fanout;
         put(img, 0, h);
         const reference::SnnLifFixed f = lif_fixed(layer.lif, layer.timestep_ms);
         s2_snn_lif_params_t p{};
@@ -600,6 +613,15 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
             st.v = static_cast<uint32_t>(f.v_init);
             put(img, dl.state + j * static_cast<uint32_t>(sizeof st), st);
         }
+        for (uint32_t j = 0; j < layer.n_targets; ++j)
+            put(img, dl.keys + 4 * j,
+                layer.target_keys.empty() ? (opt.vertex << S2_SNN_KEY_VERTEX_SHIFT) + j
+                                          : layer.target_keys[j]);
+        std::vector<uint32_t> fanout(layer.n_sources, 0);
+        for (const Synapse& syn : layer.synapses) ++fanout[syn.pre];
+        for (uint32_t i = 0; i < layer.n_sources; ++i) put(img, dl.fanout + 4 * i, fanout[i]);
+        for (size_t k = 0; k < layer.record_v.size(); ++k)
+            put(img, dl.record_v_index + 4 * static_cast<uint32_t>(k), layer.record_v[k]);
         for (size_t k = 0; k < src.size(); ++k)
             put(img, dl.src_table + static_cast<uint32_t>(k * sizeof(s2_snnp_src_entry_t)), src[k]);
         for (uint32_t k = 0; k < nd; ++k) put(img, dl.delays + 4 * k, g.delays[k]);
@@ -674,19 +696,22 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         r.pe = c.pes[0];
         r.items =
             table1_dominant_model(layer.n_sources, layer.n_targets, delay_range, n_src_vertex);
-        const uint64_t tables = 4ull * nd + uint64_t{sizeof(s2_snnp_src_entry_t)} * src.size();
+        const uint64_t tables =
+            4ull * nd + uint64_t{sizeof(s2_snnp_src_entry_t)} * src.size() + 4ull * layer.n_sources;
         const uint64_t used =
             uint64_t{4} * opt.spike_buffer_entries + 2ull * nd * g.stride + dl.stacked_bytes +
             4ull * dl.hist_slots * dl.hist_words + tables + sizeof(s2_snn_lif_params_t) +
             uint64_t{sizeof(s2_snn_neuron_state_t)} * layer.n_targets + 4ull * dl.record_words +
+            4ull * layer.n_targets + 4ull * layer.record_v.size() +
             uint64_t{sizeof(s2_snnp_sub_entry_t)} * c.subs.size() + 4ull * partial_words;
         const uint64_t actual[] = {
             4ull * opt.spike_buffer_entries,
             2ull * nd * g.stride,
             0,  // merging is folded into the reversed order table
             dl.stacked_bytes + 4ull * dl.hist_slots * dl.hist_words + tables,
-            sizeof(s2_snn_lif_params_t) + uint64_t{sizeof(s2_snn_neuron_state_t)} * layer.n_targets,
-            4ull * dl.record_words,
+            sizeof(s2_snn_lif_params_t) +
+                uint64_t{sizeof(s2_snn_neuron_state_t)} * layer.n_targets + 4ull * layer.n_targets,
+            4ull * dl.record_words + 4ull * layer.record_v.size(),
             S2_SNN_STACK_BYTES,
             mgmt + (dl.size - sizeof(s2_snnp_dominant_t) - sizeof(s2_snn_counters_t) - used),
             uint64_t{sizeof(s2_snnp_sub_entry_t)} * c.subs.size() + 4ull * partial_words,

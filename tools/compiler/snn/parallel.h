@@ -27,6 +27,11 @@ struct ParLayer {
     // Source table of the dominant (key, mask, first source index); empty: one entry per 256
     // sources with keys (v << 8 | i) from vertex 0 on.
     std::vector<s2_snnp_src_entry_t> src_table;
+    // The key each target sends; empty: (vertex << 8) + j (ParOptions::vertex, consecutive ids).
+    std::vector<uint32_t> target_keys;
+    bool record_spikes = true;
+    std::vector<uint32_t> record_v;  // targets whose membrane is recorded every tick
+    bool has_targets = true;         // false: no route leaves the layer, nothing is sent
 };
 
 // The four optimisations of the weight-delay map (docs/snn_parallel.md, "Optimisations").
@@ -48,7 +53,8 @@ struct ParOptions {
     uint32_t max_subordinates = S2_SNNP_MAX_SUBORDINATES;
     // Global PE indices: the dominant, then the subordinates; empty: 0, 1, 2, ...
     std::vector<uint32_t> pes;
-    uint32_t vertex = 0;  // the dominant's machine vertex id (its neurons' keys)
+    uint32_t vertex = 0;       // the dominant's machine vertex id (its neurons' keys)
+    uint32_t record_dram = 0;  // global DRAM address of n_ticks records (0: none allocated)
 };
 
 // One block of the optimised map on one subordinate.

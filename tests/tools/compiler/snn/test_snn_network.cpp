@@ -308,7 +308,7 @@ TEST(SnnNetwork, RandomStreamsAreDocumentedFunctions) {
 
 TEST(SnnNetwork, PoissonTrainsHaveTheirRateAndExtend) {
     Network net;
-    net.populations.push_back({"a", 1, {}, true, {}, {}});
+    net.populations.push_back({"a", 1, {}, true, {}, {}, {}});
     Source s;
     s.name = "s";
     s.size = 100;
@@ -345,13 +345,13 @@ TEST(SnnNetwork, PoissonTrainsHaveTheirRateAndExtend) {
 
 TEST(SnnNetwork, ValidateCatchesNetworksBuiltInCode) {
     Network net;
-    net.populations.push_back({"a", 2, {}, true, {}, {}});
+    net.populations.push_back({"a", 2, {}, true, {}, {}, {}});
     EXPECT_NO_THROW(validate(net));
     Network bad = net;
     bad.populations[0].lif.v_th = 0;
     EXPECT_THROW(validate(bad), NetworkError);
     bad = net;
-    bad.populations.push_back({"a", 1, {}, true, {}, {}});
+    bad.populations.push_back({"a", 1, {}, true, {}, {}, {}});
     EXPECT_THROW(validate(bad), NetworkError);
     bad = net;
     Projection p;

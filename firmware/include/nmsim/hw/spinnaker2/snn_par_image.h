@@ -23,10 +23,14 @@
  *   s2_snn_counters_t                       counters (snn_image.h)
  *   s2_snn_lif_params_t                     LIF parameters of the target population
  *   s2_snn_neuron_state_t[n_targets]        membrane and refractory state
+ *   uint32_t keys[n_targets]                the key each neuron sends (the population's
+ *                                           machine vertices: vertex << 8 | index in it)
  *   uint32_t record_v_index[n_record_v]
  *   uint32_t record_stage[record_words]     one tick's record (format of snn_image.h)
  *   uint32_t spike_buffer[spike_buffer_entries]  received keys, a ring ("input spike buffer")
  *   s2_snnp_src_entry_t[src_count]          source table: key -> source index, sorted by key
+ *   uint32_t fanout[n_sources]              synapses of each source in the layer (counts the
+ *                                           synaptic events as the serial paradigm does)
  *   uint32_t delays[n_delays]               the delays (ticks) some synapse uses, ascending
  *   uint32_t hist[hist_slots][hist_words]   spike history: bit i of slot s = source i spiked at a
  *                                           tick t with t % hist_slots == s
@@ -40,7 +44,8 @@
  *   s2_snnp_sub_entry_t[n_subordinates]     the subordinates
  *   int16_t  partial[..]                    per subordinate: int16 [2][even(target_count)],
  *                                           written by its DMA (exc inputs, then inh inputs of
- *                                           its targets, each at most S2_SNN_INPUT_MAX)
+ *                                           its targets, each at most S2_SNN_INPUT_MAX), then
+ *                                           the stamp word t + 1 of the tick it belongs to
  *
  * Image of a subordinate PE:
  *   s2_snnp_subordinate_t                   header (192 B)
@@ -56,7 +61,8 @@
  *   uint16_t col_of[2][col_of_stride]       column of map feeding (type, target_lo + j), or
  *                                           S2_SNNP_NO_COL (no synapse: input 0); merged
  *                                           columns feed several targets
- *   int16_t  out[2][col_of_stride]          the inputs of its targets, DMA'd to the dominant
+ *   int16_t  out[2][col_of_stride]          the inputs of its targets, DMA'd to the dominant,
+ *   uint32_t stamp                          followed by t + 1 (one DMA: the stamp lands last)
  *
  * Per-tick semantics (t = 0 .. n_ticks - 1; equal to the serial paradigm's, snn_image.h, and the
  * integer reference tools/reference/snn_ref.h, spike for spike):
@@ -74,9 +80,11 @@
  *        construction); MLA matmul M = 1, K = k_rows, N = n_cols, A = x (unsigned), B = map
  *        (signed), C = c, OUT16, SHIFT 0, no bias, no ReLU, no accumulate (mla_ctrl);
  *        k_rows or n_cols 0: no MLA operation, c stays 0
- *     4. out[type][j] = col_of[type][j] == NO_COL ? 0 : c[col_of[type][j]]; DMA out to the
- *        dominant's partial area (partial_dst, global); signal S2_SNNP_SIGNAL_DONE | s
- *   dominant, when all n_subordinates DONE words of tick t arrived:
+ *     4. out[type][j] = col_of[type][j] == NO_COL ? 0 : c[col_of[type][j]], stamp = t + 1; DMA
+ *        out and stamp to the dominant's partial area (partial_dst, global); signal
+ *        S2_SNNP_SIGNAL_DONE | s (a wake-up: the signal FIFO holds 4 words, so the dominant
+ *        relies on the stamps, which the in-order DMA writes after the data, not on the words)
+ *   dominant, when every subordinate's stamp reads t + 1:
  *     5. E[j] = sum over subordinates s with target_lo <= j < target_lo + target_count of
  *        partial_s[0][j - target_lo] (int32 sum), H[j] likewise from partial_s[1]; the input is
  *        I = min(E, S2_SNN_INPUT_MAX) - min(H, S2_SNN_INPUT_MAX); update every neuron as
@@ -114,6 +122,7 @@
 #define S2_SNNP_MAX_MULT 255u    /* largest x (unsigned 8-bit operand) */
 #define S2_SNNP_MAX_SUBORDINATES 151u
 #define S2_SNNP_MAX_TARGETS 4096u /* neurons of one dominant PE */
+#define S2_SNNP_ERR_MLA 3u        /* counters.status: an MLA operation failed (1, 2: snn_image.h) */
 #define S2_SNNP_ACC_BITS 24u      /* accumulator width the compiler assumes (no wrap below it) */
 
 /* Signal-unit words (signal_regs.h): bits 31..28 the kind, 27..0 the tick or subordinate. */
@@ -155,7 +164,7 @@ typedef struct {
     uint32_t image_size; /* bytes from S2_SNN_IMAGE_BASE to the end of the last region */
     uint32_t pe;         /* global PE index */
     uint32_t vertex;     /* machine vertex id of the target population's neurons */
-    uint32_t key_base;   /* vertex << S2_SNN_KEY_VERTEX_SHIFT: neuron j sends key_base | j */
+    uint32_t key_base;   /* key of neuron 0 (the keys table has every neuron's) */
     uint32_t n_targets;  /* neurons, 1 .. S2_SNNP_MAX_TARGETS */
     uint32_t n_sources;  /* source neurons of the layer */
     uint32_t n_ticks;
@@ -188,7 +197,9 @@ typedef struct {
     uint32_t record_dram; /* global DRAM address of n_ticks records (0: not allocated yet) */
     uint32_t n_record_v;
     uint32_t record_v_index;
-    uint32_t reserved[8];
+    uint32_t keys;   /* SRAM address of uint32_t[n_targets]: the key neuron j sends */
+    uint32_t fanout; /* SRAM address of uint32_t[n_sources]: synapses of source i in the layer */
+    uint32_t reserved[6];
 } s2_snnp_dominant_t;
 
 typedef struct {
