@@ -379,6 +379,14 @@ void SnnHost::write_metrics(run::RunContext& ctx) {
     trace::Sink& w = *ctx.trace;
     const SnnSummary& s = m_sum;
     run::write_metric(w, "snn.pes", "1", double(m_c.pes.size()));
+    size_t dominants = m_c.c.parallel.size(), subordinates = 0;
+    for (const auto& pp : m_c.c.parallel) subordinates += pp.pes.size() - 1;
+    run::write_metric(w, "snn.dominant_pes", "1", double(dominants));
+    run::write_metric(w, "snn.subordinate_pes", "1", double(subordinates));
+    const double ticks = double(std::max<uint64_t>(s.ticks_done, 1));
+    run::write_metric(w, "snn.tick_work_us", "us",
+                      s.mean_busy_fraction * m_c.net.timestep_ms * 1e3);
+    run::write_metric(w, "snn.energy_per_tick_uJ", "uJ", s.energy_uj / ticks);
     run::write_metric(w, "snn.ticks", "1", double(s.ticks_done));
     run::write_metric(w, "snn.spikes", "1", double(s.spikes));
     run::write_metric(w, "snn.source_spikes", "1", double(s.source_spikes));

@@ -127,25 +127,27 @@ TEST(SnnParallel, TableIOnAHandComputedLayer) {
     EXPECT_EQ(b.k_rows, 10u);
     EXPECT_EQ(b.n_cols, 1u);
     EXPECT_EQ(b.max_column_sum, 55u);
-    EXPECT_EQ(b.image_bytes, 416u);
-    EXPECT_EQ(c.dominant_image.size(), 1504u);
+    // Subordinate: out int16[2][4] + stamp = 20 B -> 32 B with alignment. Dominant: + keys
+    // (4 x 4 B), fan-out (10 x 4 B -> 48 B), partial area int16[2][4] + stamp (20 -> 32 B).
+    EXPECT_EQ(b.image_bytes, 432u);
+    EXPECT_EQ(c.dominant_image.size(), 1584u);
     const ParPeReport& d = c.table1[0];
     const uint64_t model[] = {40, 60, 90, 120, 56, 64, 12, 6000, 0};
-    const uint64_t actual[] = {1024, 20, 0, 44, 64, 16, 5888, 544, 48};
+    const uint64_t actual[] = {1024, 20, 0, 84, 80, 16, 5888, 564, 52};
     ASSERT_EQ(d.items.size(), 9u);
     for (size_t k = 0; k < 9; ++k) {
         EXPECT_EQ(d.items[k].model_bytes, model[k]) << d.items[k].item;
         EXPECT_EQ(d.items[k].actual_bytes, actual[k]) << d.items[k].item;
     }
-    EXPECT_EQ(d.actual_total, 1504u + S2_SNN_STACK_BYTES + 256u);
+    EXPECT_EQ(d.actual_total, 1584u + S2_SNN_STACK_BYTES + 256u);
     const ParPeReport& s = c.table1[1];
     const uint64_t smodel[] = {0, 16, 12, 6000, 0};  // its delay range: 3 .. 3
-    const uint64_t sactual[] = {16, 48, 5888, 512, 96};
+    const uint64_t sactual[] = {16, 64, 5888, 512, 96};
     for (size_t k = 0; k < 5; ++k) {
         EXPECT_EQ(s.items[k].model_bytes, smodel[k]) << s.items[k].item;
         EXPECT_EQ(s.items[k].actual_bytes, sactual[k]) << s.items[k].item;
     }
-    EXPECT_EQ(s.actual_total, 416u + S2_SNN_STACK_BYTES + 256u);
+    EXPECT_EQ(s.actual_total, 432u + S2_SNN_STACK_BYTES + 256u);
     // The savings of the same layer: without O1 the rows of delays 1 and 2 stay.
     const MapSavings m = map_savings(l);
     EXPECT_EQ(m.bytes[0], 30u * 8u);  // (3 delays x 10 sources) x (2 types x 4 targets)
