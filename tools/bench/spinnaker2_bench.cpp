@@ -16,6 +16,7 @@
 #include "platforms/common/host_program.h"
 #include "platforms/spinnaker2/chip.h"
 #include "platforms/spinnaker2/run_elf.h"
+#include "tools/compiler/snn/paradigm.h"
 #include "tools/scenario/scenario.h"
 #include "workloads/dnn/host.h"
 #include "workloads/snn/host.h"
@@ -132,33 +133,23 @@ int bench_mlp(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
     return 0;
 }
 
-// The serial SNN paradigm on the whole chip: `blocks` spike-source PEs (255 Poisson sources at
-// `rate_hz` each) and as many LIF PEs (255 neurons each), source block b projecting onto LIF
-// block b with probability p (rows of about 38 synapses) and the LIF
-// blocks onto their neighbours sparsely. Synaptic events per wall second with real firmware on
-// every PE, the slowdown against the chip's real time, and the peak memory.
-int bench_snn(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
-              std::ostream& err) {
-    const uint32_t blocks = 76, ticks = quick ? 50 : 200;
+// One SNN run for the bench: the network text, `ticks` ticks, every population in `paradigm`.
+struct SnnBenchRun {
+    bool ok = false;
+    workloads::snn::SnnSummary sum;
+    double wall_s = 0;
+    size_t pes = 0;
+};
+SnnBenchRun run_snn(const std::vector<std::string>& dirs, const std::string& network,
+                    uint32_t ticks, const std::string& paradigm, std::ostream& err) {
+    SnnBenchRun out;
     const std::string base = "/tmp/nmsim_bench_snn_" + std::to_string(::getpid());
     {
-        std::ofstream net(base + "_net.yaml");
-        net << "timestep: 1.0\nseed: 5\nsources:\n";
-        for (uint32_t b = 0; b < blocks; ++b)
-            net << "  - {name: s" << b << ", size: 255, rate: 50}\n";
-        net << "populations:\n";
-        for (uint32_t b = 0; b < blocks; ++b)
-            net << "  - {name: n" << b << ", size: 255, tau_m: 20, v_th: 150}\n";
-        net << "projections:\n";
-        for (uint32_t b = 0; b < blocks; ++b) {
-            net << "  - {name: f" << b << ", pre: s" << b << ", post: n" << b
-                << ", connector: fixed_probability, p: 0.15, weight: 4, delay: 1}\n";
-            net << "  - {name: r" << b << ", pre: n" << b << ", post: n" << (b + 1) % blocks
-                << ", connector: fixed_probability, p: 0.02, weight: -3, delay: 2}\n";
-        }
+        std::ofstream(base + "_net.yaml") << network;
         std::ofstream sc(base + ".yaml");
         sc << "platform: {kind: spinnaker2_chip, params: {sim.max_time: 5s}}\n"
-           << "workload:\n  snn: {network: " << base << "_net.yaml, ticks: " << ticks << "}\n";
+           << "workload:\n  snn: {network: " << base << "_net.yaml, ticks: " << ticks
+           << ", paradigm: " << paradigm << "}\n";
     }
     scenario::LoadOptions lo;
     lo.firmware_dirs = dirs;
@@ -171,29 +162,117 @@ int bench_snn(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
         o.trace_path = base + ".h5";
         r = run::run_scenario(scenario::load(base + ".yaml", lo), o, rep, rerr, host);
     } catch (const std::exception& e) {
-        err << "nmsim bench: SNN: " << e.what() << "\n";
-        return 2;
+        err << "nmsim bench: SNN (" << paradigm << "): " << e.what() << "\n";
+        return out;
     }
     for (const char* f : {".yaml", "_net.yaml", ".h5"}) std::remove((base + f).c_str());
     // A failed spike check does not invalidate the speed figure: it is reported with it; a failed
     // simulation does.
     if (r.sim_error || !host.summary().checked) {
-        err << "nmsim bench: SNN run failed: " << r.message << "\n";
-        return 1;
+        err << "nmsim bench: SNN run (" << paradigm << ") failed: " << r.message << "\n";
+        return out;
     }
-    const workloads::snn::SnnSummary& s = host.summary();
-    const double events_per_s = double(s.synaptic_events) / r.wall_seconds;
-    out << "SNN serial paradigm, 152 PEs   " << std::setprecision(2) << events_per_s / 1e6
+    out.ok = true;
+    out.sum = host.summary();
+    out.wall_s = r.wall_seconds;
+    return out;
+}
+
+std::string spike_check(const workloads::snn::SnnSummary& s) {
+    return s.mismatched_spikes == 0 ? std::string("equal")
+                                    : std::to_string(s.mismatched_spikes) + " of " +
+                                          std::to_string(s.ref_spikes) + " DIFFER";
+}
+
+// The serial SNN paradigm on the whole chip: 76 spike-source PEs (255 Poisson sources at 50 Hz
+// each) and as many LIF PEs (255 neurons each), source block b projecting onto LIF block b with
+// probability 0.15 (rows of about 38 synapses) and the LIF blocks onto their neighbours sparsely.
+// Synaptic events per wall second with real firmware on every PE, the slowdown against the
+// chip's real time, and the peak memory.
+int bench_snn(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
+              std::ostream& err) {
+    const uint32_t blocks = 76, ticks = quick ? 50 : 200;
+    std::ostringstream net;
+    net << "timestep: 1.0\nseed: 5\nsources:\n";
+    for (uint32_t b = 0; b < blocks; ++b) net << "  - {name: s" << b << ", size: 255, rate: 50}\n";
+    net << "populations:\n";
+    for (uint32_t b = 0; b < blocks; ++b)
+        net << "  - {name: n" << b << ", size: 255, tau_m: 20, v_th: 150}\n";
+    net << "projections:\n";
+    for (uint32_t b = 0; b < blocks; ++b) {
+        net << "  - {name: f" << b << ", pre: s" << b << ", post: n" << b
+            << ", connector: fixed_probability, p: 0.15, weight: 4, delay: 1}\n";
+        net << "  - {name: r" << b << ", pre: n" << b << ", post: n" << (b + 1) % blocks
+            << ", connector: fixed_probability, p: 0.02, weight: -3, delay: 2}\n";
+    }
+    const SnnBenchRun r = run_snn(dirs, net.str(), ticks, "serial", err);
+    if (!r.ok) return 1;
+    const workloads::snn::SnnSummary& s = r.sum;
+    out << "SNN serial paradigm, 152 PEs   " << std::setprecision(2)
+        << double(s.synaptic_events) / r.wall_s / 1e6
         << " M synaptic events per wall second (target >= 10 M)  (" << s.synaptic_events
         << " events, " << s.spikes + s.source_spikes << " spikes in " << ticks << " ticks; "
-        << std::setprecision(3) << r.wall_seconds << " s wall for " << s.run_us / 1e3
-        << " ms on chip, slowdown " << std::setprecision(1) << r.wall_seconds / (s.run_us * 1e-6)
-        << "x; spikes checked: "
-        << (s.mismatched_spikes == 0 ? std::string("equal")
-                                     : std::to_string(s.mismatched_spikes) + " of " +
-                                           std::to_string(s.ref_spikes) + " DIFFER")
-        << "; peak RSS " << peak_rss_mib() << " MiB)\n";
+        << std::setprecision(3) << r.wall_s << " s wall for " << s.run_us / 1e3
+        << " ms on chip, slowdown " << std::setprecision(1) << r.wall_s / (s.run_us * 1e-6)
+        << "x; spikes checked: " << spike_check(s) << "; peak RSS " << peak_rss_mib() << " MiB)\n";
     return 0;
+}
+
+// Serial against parallel (MLA) paradigm on the same network (seed 001): 16 blocks of 255
+// Poisson sources at 50 Hz, each onto its own 255 LIF neurons (p 0.3, delays 1..2, both signs),
+// the LIF blocks onto their neighbours (p 0.05). Synaptic events per wall second of each, the
+// simulated work and energy per tick, and the compile time of the paradigm dataset (a strided
+// sample of seed 001's 16,000 layers, both compilers), extrapolated to all of it.
+int bench_snn_paradigms(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
+                        std::ostream& err) {
+    const uint32_t blocks = 16, ticks = quick ? 50 : 200;
+    std::ostringstream net;
+    net << "timestep: 1.0\nseed: 9\nsources:\n";
+    for (uint32_t b = 0; b < blocks; ++b) net << "  - {name: s" << b << ", size: 255, rate: 50}\n";
+    net << "populations:\n";
+    for (uint32_t b = 0; b < blocks; ++b)
+        net << "  - {name: n" << b << ", size: 255, tau_m: 20, v_th: 400}\n";
+    net << "projections:\n";
+    for (uint32_t b = 0; b < blocks; ++b) {
+        net << "  - {name: f" << b << ", pre: s" << b << ", post: n" << b
+            << ", connector: fixed_probability, p: 0.3, weight: 5, delay: 1}\n";
+        net << "  - {name: g" << b << ", pre: s" << b << ", post: n" << b
+            << ", connector: fixed_probability, p: 0.05, weight: -9, delay: 2}\n";
+        net << "  - {name: r" << b << ", pre: n" << b << ", post: n" << (b + 1) % blocks
+            << ", connector: fixed_probability, p: 0.05, weight: 3, delay: 1}\n";
+    }
+    double rate[2] = {0, 0};
+    int rc = 0;
+    for (int k = 0; k < 2; ++k) {
+        const char* paradigm = k == 0 ? "serial" : "parallel";
+        const SnnBenchRun r = run_snn(dirs, net.str(), ticks, paradigm, err);
+        if (!r.ok) {
+            rc = 1;
+            continue;
+        }
+        const workloads::snn::SnnSummary& s = r.sum;
+        const double t = double(std::max<uint64_t>(s.ticks_done, 1));
+        rate[k] = double(s.synaptic_events) / r.wall_s;
+        out << "SNN " << std::left << std::setw(8) << paradigm << std::right << " 16 layers      "
+            << std::setprecision(2) << rate[k] / 1e6 << " M synaptic events per wall second  ("
+            << s.synaptic_events << " events in " << ticks << " ticks, " << std::setprecision(3)
+            << r.wall_s << " s wall; on chip: tick work " << std::setprecision(1)
+            << s.mean_busy_fraction * 1e3 << " us mean, energy " << std::setprecision(1)
+            << s.energy_uj / t << " uJ per tick; spikes checked: " << spike_check(s) << ")\n";
+    }
+    if (rate[0] > 0 && rate[1] > 0)
+        out << "SNN parallel / serial speed    " << std::setprecision(2) << rate[1] / rate[0]
+            << "x synaptic events per wall second\n";
+    const uint32_t stride = quick ? 400 : 40;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto rows = compiler::snn::make_dataset(1, stride);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out << "SNN paradigm dataset compile   " << std::setprecision(1)
+        << secs / double(rows.size()) * 1e3 << " ms per layer, both paradigms  (" << rows.size()
+        << " of the 16,000 layers in " << std::setprecision(2) << secs << " s; all of them about "
+        << std::setprecision(0) << secs / double(rows.size()) * 16000.0 << " s)\n";
+    return rc;
 }
 
 }  // namespace
@@ -239,6 +318,7 @@ int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
         << " s wall)\n";
     rc = std::max(rc, bench_chip(dirs, out, err));
     rc = std::max(rc, bench_snn(dirs, quick, out, err));
+    rc = std::max(rc, bench_snn_paradigms(dirs, quick, out, err));
     return std::max(rc, bench_mlp(dirs, quick, out, err));
 }
 

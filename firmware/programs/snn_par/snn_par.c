@@ -388,12 +388,15 @@ static void dominant_main(void) {
 
 /* --- subordinate ---------------------------------------------------------------------------- */
 
+/* A DMA transfer waited for in WFI (the core sleeps instead of polling the engine). */
+static void dma_sleep(uint32_t src, uint32_t dst, uint32_t len) {
+    s2_dma_start(src, dst, len, 1);
+    if (!s2_dma_ok(s2_dma_wait_wfi())) fail(S2_SNN_ERR_DMA);
+}
+
 static void subordinate_tick(uint32_t t) {
     const s2_snnp_subordinate_t *h = g_sub;
-    if (h->row_count) {
-        s2_dma_start(h->stacked_src, h->raw, (h->row_count + 3u) & ~3u, 0);
-        wait_dma();
-    }
+    if (h->row_count) dma_sleep(h->stacked_src, h->raw, (h->row_count + 3u) & ~3u);
     const uint8_t *raw = (const uint8_t *)(uintptr_t)h->raw;
     const uint16_t *gs = (const uint16_t *)(uintptr_t)h->gather_start;
     const uint16_t *gi = (const uint16_t *)(uintptr_t)h->gather;
@@ -409,8 +412,8 @@ static void subordinate_tick(uint32_t t) {
     if (h->k_rows && h->n_cols && active) {
         const s2_mla_matmul_t mm = {h->x, h->map, h->c, 0u, 1u, h->k_rows, h->n_cols, 0u};
         s2_mla_matmul(&mm);
-        s2_mla_start(h->mla_ctrl);
-        const uint32_t st = s2_mla_wait_poll();
+        s2_mla_start(h->mla_ctrl | S2_MLA_IRQ_EN);
+        const uint32_t st = s2_mla_wait_wfi();
         if (s2_mla_failed(st)) fail(S2_SNNP_ERR_MLA);
         g_ctr->rows++;
     } else {
@@ -424,8 +427,7 @@ static void subordinate_tick(uint32_t t) {
         out[k] = col == S2_SNNP_NO_COL ? 0 : c[col];
     }
     *(uint32_t *)(void *)(out + 2u * stride) = t + 1u;
-    s2_dma_start(h->out, h->partial_dst, 4u * stride + 4u, 0);
-    wait_dma();
+    dma_sleep(h->out, h->partial_dst, 4u * stride + 4u);
     s2_signal_send(h->dominant_pe, S2_SNNP_SIGNAL_DONE | h->index);
 }
 
