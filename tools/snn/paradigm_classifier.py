@@ -11,7 +11,9 @@ also seeds the classifier), writes the accuracy table (accuracy.md), exports the
 0 to tools/compiler/snn/paradigm_classifier.txt (evaluated by the C++ compiler) with its sklearn
 predictions on 400 test layers (tests/tools/compiler/snn/data/paradigm_predictions.csv, the C++
 test's fixture), and plots Fig. 5 (fig5.png): average PEs per delay range for serial, parallel,
-the classifier switch and the ideal switch. Needs Debian's python3-sklearn, numpy, matplotlib.
+the classifier switch and the ideal switch. The same again with the seed's own serial rule
+(Table I with n fixed at 255; accuracy_table1.md, fig5_table1.png), for comparison with the
+seed's 91.69 % and Fig. 5. Needs Debian's python3-sklearn, numpy, matplotlib.
 """
 import argparse
 import os
@@ -88,6 +90,9 @@ def main():
     ap.add_argument("--out", help="output folder (default BUILD/snn_paradigm)")
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--no-export", action="store_true", help="keep the shipped classifier")
+    ap.add_argument("--rule", choices=["both", "compiled", "table1"], default="both",
+                    help="serial count of the labels: nmsim's compiler, the seed's Table I rule, "
+                         "or both (default)")
     args = ap.parse_args()
     out = args.out or os.path.join(args.build, "snn_paradigm")
     os.makedirs(out, exist_ok=True)
@@ -99,8 +104,21 @@ def main():
         print("dataset: %.1f s" % (time.time() - t0))
     d = np.genfromtxt(dataset, delimiter=",", names=True)
     X = np.stack([d[f] for f in FEATURES], axis=1)
-    y = d["label"].astype(int)
-    print("%d layers, %d labelled parallel" % (len(y), y.sum()))
+    for rule in (["compiled", "table1"] if args.rule == "both" else [args.rule]):
+        run_rule(d, X, rule, args, out, export=rule == "compiled" and not args.no_export)
+
+
+# The two serial counts of the dataset (docs/snn_parallel.md, "Two serial rules"): nmsim's
+# serial compiler ("compiled", the label the shipped classifier learns) and seed 001's own rule
+# from Table I with the neuron count fixed at 255 ("table1").
+RULES = {"compiled": ("label", "serial_pes", ""),
+         "table1": ("label_table1", "serial_pes_table1", "_table1")}
+
+
+def run_rule(d, X, rule, args, out, export):
+    label, serial_col, suffix = RULES[rule]
+    y = d[label].astype(int)
+    print("[%s] %d layers, %d labelled parallel" % (rule, len(y), y.sum()))
 
     from sklearn.model_selection import train_test_split
     acc = {}
@@ -111,18 +129,18 @@ def main():
             acc.setdefault(name, []).append(float((clf.predict(Xte) == yte).mean()))
             if name == "AdaBoost" and seed == 0:
                 ada, ada_test = clf, (Xte, yte)
-        print("seed %d done" % seed, flush=True)
+        print("[%s] seed %d done" % (rule, seed), flush=True)
     rows = ["| classifier | min | mean | max |", "|---|---|---|---|"]
     for name, a in acc.items():
         rows.append("| %s | %.2f %% | %.2f %% | %.2f %% |" % (name, 100 * min(a), 100 * np.mean(a),
                                                           100 * max(a)))
     table = "\n".join(rows)
     print(table)
-    with open(os.path.join(out, "accuracy.md"), "w") as f:
-        f.write("%d layers, %d parallel; %d seeds, 80/20 split\n\n%s\n" % (len(y), y.sum(),
-                                                                       args.seeds, table))
+    with open(os.path.join(out, "accuracy%s.md" % suffix), "w") as f:
+        f.write("serial rule %s: %d layers, %d parallel; %d seeds, 80/20 split\n\n%s\n" % (
+            rule, len(y), y.sum(), args.seeds, table))
 
-    if not args.no_export:
+    if export:
         export_adaboost(ada, os.path.join(REPO, "tools/compiler/snn/paradigm_classifier.txt"))
         Xte, yte = ada_test
         n = min(400, len(yte))
@@ -134,7 +152,7 @@ def main():
 
     # Fig. 5: average PEs per delay range (1000 layers each).
     pred = ada.predict(X)
-    ser, par = d["serial_pes"], d["parallel_pes"]
+    ser, par = d[serial_col], d["parallel_pes"]
     switch = np.where(pred == 1, par, ser)
     ideal = np.minimum(ser, par)
     ds = np.arange(1, 17)
@@ -149,16 +167,18 @@ def main():
     ax.plot(ds, mean(ideal), "--", label="ideal switch")
     ax.set_xlabel("delay range")
     ax.set_ylabel("average PEs per layer")
+    ax.set_title("serial count: %s" % ("nmsim's serial compiler" if rule == "compiled" else
+                                       "seed 001's Table I rule (n = 255)"))
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig5.png"), dpi=120)
-    with open(os.path.join(out, "fig5.csv"), "w") as f:
+    fig.savefig(os.path.join(out, "fig5%s.png" % suffix), dpi=120)
+    with open(os.path.join(out, "fig5%s.csv" % suffix), "w") as f:
         f.write("delay_range,serial,parallel,switch,ideal\n")
         for k, a, b, c, e in zip(ds, mean(ser), mean(par), mean(switch), mean(ideal)):
             f.write("%d,%.3f,%.3f,%.3f,%.3f\n" % (k, a, b, c, e))
-    print("totals: serial %d, parallel %d, switch %d, ideal %d PEs" % (ser.sum(), par.sum(),
-                                                                     switch.sum(), ideal.sum()))
+    print("[%s] totals: serial %d, parallel %d, switch %d, ideal %d PEs" % (
+        rule, ser.sum(), par.sum(), switch.sum(), ideal.sum()))
 
 
 if __name__ == "__main__":

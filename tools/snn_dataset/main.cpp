@@ -55,6 +55,13 @@ int main(int argc, char** argv) {
                 "  PEs: serial %u, parallel %u, auto (classifier) %u, ideal %u "
                 "(seed 001: 9 / 5 / 4)\n",
                 g.serial, g.parallel, g.classifier, g.ideal);
+            std::printf(
+                "  seed's serial rule (Table I, n fixed at 255, sources split at 255): "
+                "serial %u (",
+                g.serial_table1);
+            for (size_t k = 0; k < g.serial_table1_per_layer.size(); ++k)
+                std::printf("%s%u", k ? " + " : "", g.serial_table1_per_layer[k]);
+            std::printf("), ideal switch %u\n", g.ideal_table1);
             const snn::GesturePeCounts& s = g.serial_interpretations;
             std::printf(
                 "  serial with the sources on their own PEs %u (+%u source PEs for the "
@@ -75,9 +82,10 @@ int main(int argc, char** argv) {
                             static_cast<unsigned long long>(m.bytes[k]));
             const snn::ParCompiled c = snn::compile_parallel_layer(l);
             std::printf(
-                "  serial %u PEs, parallel %u PEs (1 dominant + %zu subordinates in %u "
-                "target groups)\n",
-                snn::serial_layer_pes(l), c.pes_used(), c.subs.size(), c.target_groups);
+                "  serial %u PEs (seed's Table I rule %u), parallel %u PEs (1 dominant + %zu "
+                "subordinates in %u target groups)\n",
+                snn::serial_layer_pes(l), snn::serial_layer_pes_table1(l), c.pes_used(),
+                c.subs.size(), c.target_groups);
             for (const snn::ParPeReport& r : c.table1)
                 std::printf("%s", snn::format_par_table1(r).c_str());
             return 0;

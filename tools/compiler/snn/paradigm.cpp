@@ -1,6 +1,7 @@
 // Paradigm switching (paradigm.h, docs/snn_parallel.md): dataset, PE counts, the classifier.
 #include "tools/compiler/snn/paradigm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -60,6 +61,44 @@ uint32_t serial_layer_pes(const ParLayer& layer, uint32_t max_matrix_split) {
     return compile(net, opt).pes_used();
 }
 
+uint32_t serial_layer_pes_table1(const ParLayer& layer) {
+    constexpr uint32_t kN = 255;  // the seed: "source and target neuron numbers fixed to 255"
+    const uint32_t sb = (layer.n_sources + kN - 1) / kN, tb = (layer.n_targets + kN - 1) / kN;
+    // Equal splits as the serial compiler makes them: block of index i.
+    auto block = [](uint32_t i, uint32_t n, uint32_t parts) {
+        const uint32_t q = n / parts, r = n % parts;
+        return i < r * (q + 1) ? i / (q + 1) : r + (i - r * (q + 1)) / q;
+    };
+    auto size = [](uint32_t b, uint32_t n, uint32_t parts) {
+        return n / parts + (b < n % parts ? 1u : 0u);
+    };
+    uint32_t max_delay = 1;
+    for (const Synapse& s : layer.synapses) max_delay = std::max(max_delay, s.delay);
+    // Longest row (synapses of one source onto one target block) per block.
+    std::vector<std::vector<uint32_t>> row(layer.n_sources, std::vector<uint32_t>(tb, 0));
+    for (const Synapse& s : layer.synapses) ++row[s.pre][block(s.post, layer.n_targets, tb)];
+    std::vector<uint32_t> longest(uint64_t{sb} * tb, 0);
+    for (uint32_t i = 0; i < layer.n_sources; ++i)
+        for (uint32_t t = 0; t < tb; ++t) {
+            uint32_t& l = longest[uint64_t{block(i, layer.n_sources, sb)} * tb + t];
+            l = std::max(l, row[i][t]);
+        }
+    uint32_t pes = 0;
+    for (uint32_t b = 0; b < sb; ++b)
+        for (uint32_t t = 0; t < tb; ++t) {
+            const double rate =
+                double(longest[uint64_t{b} * tb + t]) / size(t, layer.n_targets, tb);
+            const uint64_t matrix =
+                static_cast<uint64_t>(std::ceil(4.0 * kN * kN * std::min(rate, 1.0)));
+            uint64_t fixed = 0;
+            for (const TableIItem& it : table1_model(kN, 1, 1, 0, max_delay))
+                fixed += it.model_bytes;
+            const uint64_t room = S2_SNN_DTCM_BYTES > fixed ? S2_SNN_DTCM_BYTES - fixed : 1;
+            pes += static_cast<uint32_t>(std::max<uint64_t>(1, (matrix + room - 1) / room));
+        }
+    return pes;
+}
+
 uint32_t parallel_layer_pes(const ParLayer& layer) {
     ParOptions opt;
     opt.n_ticks = 1;
@@ -84,20 +123,25 @@ std::vector<DatasetRow> make_dataset(uint64_t seed, uint32_t stride) {
                     r.serial_pes = serial_layer_pes(l);
                     r.parallel_pes = parallel_layer_pes(l);
                     r.label = r.parallel_pes < r.serial_pes ? Paradigm::parallel : Paradigm::serial;
+                    r.serial_pes_table1 = serial_layer_pes_table1(l);
+                    r.label_table1 = r.parallel_pes < r.serial_pes_table1 ? Paradigm::parallel
+                                                                          : Paradigm::serial;
                     rows.push_back(r);
                 }
     return rows;
 }
 
 std::string dataset_csv_header() {
-    return "n_sources,n_targets,density_pct,delay_range,synapses,serial_pes,parallel_pes,label";
+    return "n_sources,n_targets,density_pct,delay_range,synapses,serial_pes,parallel_pes,label,"
+           "serial_pes_table1,label_table1";
 }
 
 std::string dataset_csv_line(const DatasetRow& r) {
-    char line[160];
-    std::snprintf(line, sizeof line, "%u,%u,%u,%u,%u,%u,%u,%d", r.n_sources, r.n_targets,
+    char line[200];
+    std::snprintf(line, sizeof line, "%u,%u,%u,%u,%u,%u,%u,%d,%u,%d", r.n_sources, r.n_targets,
                   r.density_pct, r.delay_range, r.synapses, r.serial_pes, r.parallel_pes,
-                  static_cast<int>(r.label));
+                  r.label == Paradigm::parallel ? 1 : 0, r.serial_pes_table1,
+                  r.label_table1 == Paradigm::parallel ? 1 : 0);
     return line;
 }
 
@@ -221,6 +265,10 @@ GestureParadigmCounts gesture_paradigm_counts(uint64_t seed) {
         r.parallel += p;
         r.classifier += pred == Paradigm::parallel ? p : s;
         r.ideal += std::min(s, p);
+        const uint32_t st = serial_layer_pes_table1(l);
+        r.serial_table1_per_layer.push_back(st);
+        r.serial_table1 += st;
+        r.ideal_table1 += std::min(st, p);
     }
     return r;
 }

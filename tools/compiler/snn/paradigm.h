@@ -29,6 +29,13 @@ ParLayer dataset_layer(uint32_t n_sources, uint32_t n_targets, uint32_t density_
 // parallel: one dominant + its subordinates.
 uint32_t serial_layer_pes(const ParLayer& layer, uint32_t max_matrix_split = 64);
 uint32_t parallel_layer_pes(const ParLayer& layer);
+// The serial count as seed 001 sec. IV-A computes it, without compiling: sources and targets
+// split at 255 into equal blocks, each block's PEs from Table I with the neuron count fixed at
+// 255 (n_neuron = 255 in every item, the synaptic matrix 4 x 255 x 255 x max_connected_rate with
+// the block's longest row over its targets), the matrix spread over the fewest PEs k that make
+// each fit the 96 kB DTCM (k = 2..4 for the densities where the seed says one PE is not enough;
+// the rule gives k > 4 nowhere in the dataset's range). docs/snn_parallel.md, "Two serial rules".
+uint32_t serial_layer_pes_table1(const ParLayer& layer);
 
 // One dataset row: the features, both PE counts and the label (parallel only if it needs
 // strictly fewer PEs).
@@ -36,6 +43,9 @@ struct DatasetRow {
     uint32_t n_sources = 0, n_targets = 0, density_pct = 0, delay_range = 0;
     uint32_t synapses = 0, serial_pes = 0, parallel_pes = 0;
     Paradigm label = Paradigm::serial;
+    // The seed's own serial rule (serial_layer_pes_table1) and the label it gives.
+    uint32_t serial_pes_table1 = 0;
+    Paradigm label_table1 = Paradigm::serial;
 };
 // The seed's grid: sources and targets 50..500 step 50, density 10..100 % step 10, delay range
 // 1..16: 16,000 layers. `stride` > 1 keeps every stride-th layer (tests).
@@ -82,6 +92,9 @@ LayerFeatures features_of(const ParLayer& layer);
 struct GestureParadigmCounts {
     uint32_t serial = 0, parallel = 0, classifier = 0, ideal = 0;
     std::vector<uint32_t> serial_per_layer, parallel_per_layer;
+    // The seed's serial rule (serial_layer_pes_table1) and the ideal switch under it.
+    uint32_t serial_table1 = 0, ideal_table1 = 0;
+    std::vector<uint32_t> serial_table1_per_layer;
     std::vector<Paradigm> predicted;
     std::vector<MapSavings> savings;         // per layer: the weight-delay map under O1..O4
     GesturePeCounts serial_interpretations;  // the serial compiler's counts (compiler.h)

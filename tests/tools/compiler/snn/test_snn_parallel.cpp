@@ -231,5 +231,36 @@ TEST(SnnParadigm, ClassifierFileErrorsNameTheLine) {
     }
 }
 
+TEST(SnnParadigm, SeedSerialRuleFromTableI) {
+    // Table I with n fixed at 255, delay range 1: everything but the matrix is 1020 (spike
+    // buffer) + 12 (population table) + 4 (address list) + 1020 (input buffer) + 56 (model) +
+    // 3096 (recording) + 12 (stack) + 6000 (OS) = 11,220 B; 98,304 - 11,220 = 87,084 B for the
+    // matrix. All-to-all: 4 x 255 x 255 = 260,100 B -> 3 PEs, however small the layer.
+    ParLayer dense;
+    dense.n_sources = 50;
+    dense.n_targets = 50;
+    for (uint32_t i = 0; i < 50; ++i)
+        for (uint32_t j = 0; j < 50; ++j)
+            dense.synapses.push_back({i, j, 1, 1, SynapseType::excitatory});
+    EXPECT_EQ(serial_layer_pes_table1(dense), 3u);
+    EXPECT_EQ(serial_layer_pes(dense), 1u);  // the compiler: 10,000 synapse words fit one PE
+    // One synapse per source: one PE per (source block, target block): 600 -> 3, 300 -> 2.
+    ParLayer sparse;
+    sparse.n_sources = 600;
+    sparse.n_targets = 300;
+    for (uint32_t i = 0; i < 600; ++i)
+        sparse.synapses.push_back({i, i % 300, 1, 1 + i % 16, SynapseType::excitatory});
+    EXPECT_EQ(serial_layer_pes_table1(sparse), 6u);
+    // Delay range 16 raises the fixed part by 15 x 1020 B: 26,520 B, 71,784 B for the matrix:
+    // all-to-all 255 x 255 then needs 4 PEs (3.6).
+    ParLayer d16;
+    d16.n_sources = 255;
+    d16.n_targets = 255;
+    for (uint32_t i = 0; i < 255; ++i)
+        for (uint32_t j = 0; j < 255; ++j)
+            d16.synapses.push_back({i, j, 1, 1 + (i + j) % 16, SynapseType::excitatory});
+    EXPECT_EQ(serial_layer_pes_table1(d16), 4u);
+}
+
 }  // namespace
 }  // namespace nmsim::compiler::snn
