@@ -322,19 +322,23 @@ static void neuron_tick(uint32_t tick, uint32_t prev_busy, uint32_t prev_events)
 }
 
 /* Processes keys of `tick` as they arrive until `stop` returns non-zero (checked with interrupts
- * masked, so an interrupt between the check and WFI still wakes the core). */
-static void serve_keys(uint32_t tick, int (*stop)(uint32_t), uint32_t arg) {
+ * masked, so an interrupt between the check and WFI still wakes the core). Keys that arrived
+ * after the timer event of tick + 1 (the tick's work overran) are left for that tick.
+ * `count_busy`: add the processing cycles to the tick's busy time. */
+static void serve_keys(uint32_t tick, int (*stop)(uint32_t), uint32_t arg, int count_busy) {
     for (;;) {
         s2_disable_interrupts();
         if (stop(arg)) {
             s2_enable_interrupts();
             return;
         }
-        if (g_read_seq != g_rx_seq) {
+        const uint32_t limit =
+            g_events > tick + 1u ? g_event_seq[(tick + 1u) % EVENT_RING] : g_rx_seq;
+        if ((int32_t)(limit - g_read_seq) > 0) {
             s2_enable_interrupts();
             const uint32_t t1 = s2_cycles();
             process_keys_until(g_read_seq + 1u, tick);
-            g_busy_cycles += s2_cycles() - t1;
+            if (count_busy) g_busy_cycles += s2_cycles() - t1;
             continue;
         }
         s2_wfi();
@@ -371,12 +375,12 @@ static void dominant_main(void) {
             s2_signal_send(subs[s].pe, S2_SNNP_SIGNAL_GO | (t & S2_SNNP_SIGNAL_ARG_MASK));
         /* keys of tick t while the subordinates work; then their inputs and the update. The
          * wait counts as busy: the tick's work is not done before the subordinates are. */
-        serve_keys(t, all_stamped, t);
+        serve_keys(t, all_stamped, t, 0);
         neuron_tick(t, prev_busy, prev_events);
         g_busy_cycles = s2_cycles() - t0;
         late = g_events > t + 1u;
         /* 6: keys of tick t until the next timer event */
-        serve_keys(t, next_event, t);
+        serve_keys(t, next_event, t, 1);
         prev_busy = g_busy_cycles;
         g_ctr->ticks = t + 1u;
     }
