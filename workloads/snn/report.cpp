@@ -49,7 +49,10 @@ void paradigm_lines(const Compiled& c, std::ostream& out) {
         const auto& ch = c.c.paradigm[p];
         out << "  paradigm         " << std::left << std::setw(14) << c.net.populations[p].name
             << std::right << " " << compiler::snn::paradigm_name(ch.compiled);
-        if (ch.requested == compiler::snn::Paradigm::automatic)
+        if (ch.no_synapses)
+            out << " (asked " << compiler::snn::paradigm_name(ch.requested)
+                << "; no synapses onto it, nothing for the MLA)";
+        else if (ch.requested == compiler::snn::Paradigm::automatic)
             out << " (auto: classifier decision " << fmt(ch.decision, 3) << ")";
         if (ch.requested == compiler::snn::Paradigm::ideal)
             out << " (ideal: layer alone " << ch.serial_pes << " PEs serial, " << ch.parallel_pes

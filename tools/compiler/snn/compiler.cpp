@@ -266,12 +266,8 @@ std::vector<ParadigmChoice> choose_paradigms(const Network& net, const CompileOp
         ch.requested = pop.paradigm.value_or(opt.paradigm);
         if (ch.requested == Paradigm::serial) continue;
         if (!has_synapses_onto(net, p)) {
-            if (ch.requested == Paradigm::parallel)
-                throw CompileError(where_of(net, pop) + ": population '" + pop.name +
-                                       "': paradigm parallel needs synapses onto the population "
-                                       "(the MLA multiplies them); it has none",
-                                   pop.name, "paradigm", 0, 1);
-            continue;  // nothing to choose: serial
+            ch.no_synapses = true;  // nothing to multiply on the MLA: serial
+            continue;
         }
         const ParLayer layer = layer_of_population(net, g, p);
         switch (ch.requested) {

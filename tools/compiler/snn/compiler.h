@@ -140,8 +140,9 @@ struct ParallelPlacement {
 // Per population: what was asked for and what was compiled, with the numbers of the choice.
 struct ParadigmChoice {
     Paradigm requested = Paradigm::serial;
-    Paradigm compiled = Paradigm::serial;        // serial or parallel
-    double decision = 0;                         // automatic: the classifier's decision value
+    Paradigm compiled = Paradigm::serial;  // serial or parallel
+    double decision = 0;                   // automatic: the classifier's decision value
+    bool no_synapses = false;              // nothing projects onto it: serial whatever was asked
     int64_t serial_pes = -1, parallel_pes = -1;  // ideal: the layer alone in each (-1: not run
                                                  // or does not fit)
 };

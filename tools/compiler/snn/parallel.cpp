@@ -421,6 +421,10 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
                                         std::to_string(j) + " >= n_targets");
     ParCompiled c;
     c.options = opt;
+    // The dominant receives every spike of the layer (the serial paradigm spreads them over the
+    // population's PEs): its buffer holds one tick's keys of every source, at least the option's.
+    c.options.spike_buffer_entries = std::max(c.options.spike_buffer_entries,
+                                              next_pow2(std::min<uint32_t>(layer.n_sources, 4096)));
     c.n_sources = layer.n_sources;
     c.n_targets = layer.n_targets;
     const GlobalMap g = build_global(layer, opt.opt);
@@ -495,7 +499,7 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         uint32_t words = 0;
         for (const SubordinateMap& b : subs) words += even(b.target_count) + 1;
         dominant_bytes = dom_layout(layer, g, static_cast<uint32_t>(subs.size()), words,
-                                    opt.spike_buffer_entries, n_src_entries)
+                                    c.options.spike_buffer_entries, n_src_entries)
                              .size;
         if (dominant_bytes > budget) continue;
         if (subs.size() > opt.max_subordinates)
@@ -545,8 +549,9 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         partial_off.push_back(partial_words);
         partial_words += even(b.target_count) + 1;  // int16 [2][even(target_count)], stamp
     }
-    const DomLayout dl = dom_layout(layer, g, static_cast<uint32_t>(c.subs.size()), partial_words,
-                                    opt.spike_buffer_entries, static_cast<uint32_t>(src.size()));
+    const DomLayout dl =
+        dom_layout(layer, g, static_cast<uint32_t>(c.subs.size()), partial_words,
+                   c.options.spike_buffer_entries, static_cast<uint32_t>(src.size()));
     const uint32_t base = S2_SNN_IMAGE_BASE;
     const uint32_t tick_cycles = static_cast<uint32_t>(
         std::max(1.0, std::round(layer.timestep_ms * 1e-3 * opt.core_clock_hz)));
@@ -573,7 +578,7 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         h.src_table = base + dl.src_table;
         h.src_count = static_cast<uint32_t>(src.size());
         h.spike_buffer = base + dl.spike_buffer;
-        h.spike_buffer_entries = opt.spike_buffer_entries;
+        h.spike_buffer_entries = c.options.spike_buffer_entries;
         h.delays = base + dl.delays;
         h.n_delays = nd;
         h.max_delay = g.delays.back();
@@ -699,13 +704,13 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         const uint64_t tables =
             4ull * nd + uint64_t{sizeof(s2_snnp_src_entry_t)} * src.size() + 4ull * layer.n_sources;
         const uint64_t used =
-            uint64_t{4} * opt.spike_buffer_entries + 2ull * nd * g.stride + dl.stacked_bytes +
+            uint64_t{4} * c.options.spike_buffer_entries + 2ull * nd * g.stride + dl.stacked_bytes +
             4ull * dl.hist_slots * dl.hist_words + tables + sizeof(s2_snn_lif_params_t) +
             uint64_t{sizeof(s2_snn_neuron_state_t)} * layer.n_targets + 4ull * dl.record_words +
             4ull * layer.n_targets + 4ull * layer.record_v.size() +
             uint64_t{sizeof(s2_snnp_sub_entry_t)} * c.subs.size() + 4ull * partial_words;
         const uint64_t actual[] = {
-            4ull * opt.spike_buffer_entries,
+            4ull * c.options.spike_buffer_entries,
             2ull * nd * g.stride,
             0,  // merging is folded into the reversed order table
             dl.stacked_bytes + 4ull * dl.hist_slots * dl.hist_words + tables,
