@@ -54,9 +54,13 @@ void paradigm_lines(const Compiled& c, std::ostream& out) {
                 << "; no synapses onto it, nothing for the MLA)";
         else if (ch.requested == compiler::snn::Paradigm::automatic)
             out << " (auto: classifier decision " << fmt(ch.decision, 3) << ")";
-        if (ch.requested == compiler::snn::Paradigm::ideal)
-            out << " (ideal: layer alone " << ch.serial_pes << " PEs serial, " << ch.parallel_pes
-                << " parallel; -1: does not fit)";
+        if (ch.requested == compiler::snn::Paradigm::ideal && !ch.no_synapses) {
+            auto count = [](int64_t n) {
+                return n < 0 ? std::string("does not fit") : std::to_string(n) + " PEs";
+            };
+            out << " (ideal: layer alone " << count(ch.serial_pes) << " serial, "
+                << count(ch.parallel_pes) << " parallel)";
+        }
         for (const auto& pp : c.c.parallel)
             if (pp.population == p)
                 out << ": pe" << pp.pes.front() << " dominant + " << pp.pes.size() - 1
