@@ -94,6 +94,10 @@ def test_gesture_scenario_switches_per_layer(nmsim_binary, tmp_path):
             assert "dominant +" in p.stdout
         if paradigm in ("auto", "ideal"):
             assert f"({paradigm}:" in p.stdout
+        if paradigm != "serial":  # the whole network's count in each paradigm, one run
+            assert ("PE counts        every population in one paradigm: serial 11 (2 without "
+                    "sources), parallel 13 (4 without sources), auto 11 (2 without sources)"
+                    in p.stdout), p.stdout
 
 
 def test_parallel_without_synapses_falls_back_to_serial(nmsim_binary, tmp_path):

@@ -57,6 +57,40 @@ double network_clock(const spinnaker2::ChipParams& p, const std::vector<uint32_t
 
 }  // namespace
 
+namespace {
+
+// When the run switches paradigms (some population asked for other than serial): the PE counts
+// of the whole network compiled all serial, all parallel and auto, for the report (seed 001
+// sec. IV-C compares the three). Compiler only; a variant that does not fit counts -1.
+std::vector<ParadigmCount> paradigm_counts(const compiler::snn::Network& net,
+                                           const compiler::snn::CompileOptions& o,
+                                           const compiler::snn::Compiled& done) {
+    using compiler::snn::Paradigm;
+    bool switching = false;
+    for (const auto& ch : done.paradigm) switching = switching || ch.requested != Paradigm::serial;
+    if (!switching) return {};
+    std::vector<ParadigmCount> out;
+    for (Paradigm p : {Paradigm::serial, Paradigm::parallel, Paradigm::automatic}) {
+        compiler::snn::Network n = net;
+        for (auto& pop : n.populations) pop.paradigm.reset();
+        compiler::snn::CompileOptions v = o;
+        v.paradigm = p;
+        ParadigmCount c{compiler::snn::paradigm_name(p), -1, -1};
+        try {
+            const compiler::snn::Compiled cc = compiler::snn::compile(n, v);
+            c.pes = cc.pes_used();
+            c.source_pes = 0;
+            for (const auto& vx : cc.graph.vertices)
+                c.source_pes += vx.is_source && vx.pe != compiler::snn::kNoPe ? 1 : 0;
+        } catch (const compiler::snn::CompileError&) {
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
+}  // namespace
+
 Compiled compile(const SnnWorkload& w, const spinnaker2::ChipParams& p) {
     Compiled C;
     Errors err(w);
@@ -121,6 +155,7 @@ Compiled compile(const SnnWorkload& w, const spinnaker2::ChipParams& p) {
         err.add("network", e.what());
     }
     err.throw_if_any();
+    C.paradigm_pes = paradigm_counts(C.net, o, C.c);
 
     for (const auto& img : C.c.images) C.pes.push_back(img.pe);
     std::sort(C.pes.begin(), C.pes.end());

@@ -22,14 +22,22 @@
 
 namespace nmsim::workloads::snn {
 
+// The network's PE count with every population in one paradigm (the report's comparison).
+struct ParadigmCount {
+    std::string paradigm;     // serial, parallel, auto
+    int64_t pes = -1;         // -1: does not fit
+    int64_t source_pes = -1;  // of which spike-source PEs
+};
+
 // What the compile stage produces (compile.cpp).
 struct Compiled {
     compiler::snn::Network net;
     compiler::snn::Compiled c;
-    std::vector<uint32_t> pes;               // PEs of the machine graph, ascending
-    double clock_hz = 0;                     // the PEs' clock (one performance level for all)
-    std::unique_ptr<arm::ElfImage> elf;      // serial paradigm
-    std::unique_ptr<arm::ElfImage> elf_par;  // parallel paradigm (dominant, subordinates)
+    std::vector<uint32_t> pes;                // PEs of the machine graph, ascending
+    double clock_hz = 0;                      // the PEs' clock (one performance level for all)
+    std::unique_ptr<arm::ElfImage> elf;       // serial paradigm
+    std::unique_ptr<arm::ElfImage> elf_par;   // parallel paradigm (dominant, subordinates)
+    std::vector<ParadigmCount> paradigm_pes;  // empty unless some population switches
 };
 // Network file -> machine graph -> images; throws scenario::ScenarioError naming
 // workload.snn.<key> (and the network file's own location for errors inside it).

@@ -94,6 +94,17 @@ void network_lines(const Compiled& c, const SnnWorkload& w, std::ostream& out) {
             << c.pes.size() << " with the sources on their own PEs, " << c.pes.size() - g.source_pes
             << " without them (docs/snn.md, \"PE counts\")";
     out << "\n";
+    if (!c.paradigm_pes.empty()) {
+        out << "  PE counts        every population in one paradigm:";
+        for (const ParadigmCount& pc : c.paradigm_pes) {
+            out << (&pc == &c.paradigm_pes.front() ? " " : ", ") << pc.paradigm << " ";
+            if (pc.pes < 0)
+                out << "does not fit";
+            else
+                out << pc.pes << " (" << pc.pes - pc.source_pes << " without sources)";
+        }
+        out << "\n";
+    }
     paradigm_lines(c, out);
     out << "  routing          " << c.c.routes_full.size() << " entries, " << c.c.routes.size()
         << " after key/mask compression (+1 for the start key)\n";
