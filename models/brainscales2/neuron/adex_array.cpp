@@ -127,6 +127,7 @@ NeuronConfig NeuronConfig::from_words(const uint32_t* w) {
     c.fire = (f & BSS2_NRN_CFG_FIRE) != 0;
     c.exponential = (f & BSS2_NRN_CFG_EXP) != 0;
     c.adaptation = (f & BSS2_NRN_CFG_ADAPT) != 0;
+    c.integrator = (f & BSS2_NRN_CFG_INTEGRATOR) != 0;
     c.addr = w[BSS2_NRN_ADDR_OUT] & 0xFFu;
     c.v_leak = dec_i32(w[BSS2_NRN_V_LEAK], kUv);
     c.v_reset = dec_i32(w[BSS2_NRN_V_RESET], kUv);
@@ -151,7 +152,8 @@ void NeuronConfig::to_words(uint32_t* w) const {
     for (int k = 0; k < 32; ++k) w[k] = 0;
     w[BSS2_NRN_CFG] = (enable ? BSS2_NRN_CFG_ENABLE : 0u) | (fire ? BSS2_NRN_CFG_FIRE : 0u) |
                       (exponential ? BSS2_NRN_CFG_EXP : 0u) |
-                      (adaptation ? BSS2_NRN_CFG_ADAPT : 0u);
+                      (adaptation ? BSS2_NRN_CFG_ADAPT : 0u) |
+                      (integrator ? BSS2_NRN_CFG_INTEGRATOR : 0u);
     w[BSS2_NRN_ADDR_OUT] = addr & 0xFFu;
     w[BSS2_NRN_V_LEAK] = enc_i32(v_leak, kUv);
     w[BSS2_NRN_V_RESET] = enc_i32(v_reset, kUv);
@@ -189,9 +191,9 @@ bool NeuronConfig::valid(std::string* error) const {
 
 bool NeuronConfig::operator==(const NeuronConfig& o) const {
     return enable == o.enable && fire == o.fire && exponential == o.exponential &&
-           adaptation == o.adaptation && addr == o.addr && v_leak == o.v_leak &&
-           v_reset == o.v_reset && v_threshold == o.v_threshold && v_exp == o.v_exp &&
-           delta_t == o.delta_t && c_mem == o.c_mem && tau_mem == o.tau_mem &&
+           adaptation == o.adaptation && integrator == o.integrator && addr == o.addr &&
+           v_leak == o.v_leak && v_reset == o.v_reset && v_threshold == o.v_threshold &&
+           v_exp == o.v_exp && delta_t == o.delta_t && c_mem == o.c_mem && tau_mem == o.tau_mem &&
            tau_syn_exc == o.tau_syn_exc && tau_syn_inh == o.tau_syn_inh && tau_w == o.tau_w &&
            t_ref == o.t_ref && a == o.a && b == o.b && i_offset == o.i_offset && w_exc == o.w_exc &&
            w_inh == o.w_inh;
@@ -458,7 +460,16 @@ KernelFn pick_kernel() {
 }  // namespace
 
 AdexArray::AdexArray(size_t n, const AdexParams& p, uint64_t seed)
-    : m_p(p), m_seed(seed), m_cfg(n), m_eff(n), m_co(n), m_pos(n, kNone), m_ring(kRing) {
+    : m_p(p),
+      m_seed(seed),
+      m_cfg(n),
+      m_eff(n),
+      m_integ(n, 0.0),
+      m_integ_gain_exc(n, 0.0),
+      m_integ_gain_inh(n, 0.0),
+      m_co(n),
+      m_pos(n, kNone),
+      m_ring(kRing) {
     if (p.dt.ps <= 0) throw std::invalid_argument("AdexParams.dt must be > 0");
     m_dt_ps = static_cast<uint64_t>(p.dt.ps);
     m_h = static_cast<double>(m_dt_ps) * 1e-6;
@@ -476,6 +487,7 @@ void AdexArray::configure(size_t i, const NeuronConfig& cfg) {
     std::string err;
     if (cfg.enable && !cfg.valid(&err)) throw std::invalid_argument(err);
     const bool was_enabled = m_cfg[i].enable;
+    const bool was_integrator = m_cfg[i].integrator;
     m_cfg[i] = cfg;
 
     // Fixed-pattern residual: always drawn in the same order from the stream of (seed, i), so a
@@ -495,9 +507,15 @@ void AdexArray::configure(size_t i, const NeuronConfig& cfg) {
     e.v_reset += m_p.mismatch_v_mV * rng.next();
     e.v_threshold += m_p.mismatch_v_mV * rng.next();
     m_eff[i] = e;
+    // Integrator gain: charge per unit scales with the synaptic input strength, the voltage
+    // with 1 / C, so the neuron's w and C mismatch give its (exc and inh) gain residual.
+    m_integ_gain_exc[i] =
+        cfg.w_exc > 0 ? m_p.hagen_mV_per_unit * (e.w_exc / cfg.w_exc) * (cfg.c_mem / e.c_mem) : 0.0;
+    m_integ_gain_inh[i] =
+        cfg.w_inh > 0 ? m_p.hagen_mV_per_unit * (e.w_inh / cfg.w_inh) * (cfg.c_mem / e.c_mem) : 0.0;
 
     Coeffs c;
-    if (e.enable) {
+    if (e.enable && !e.integrator) {
         const double h = m_h;
         // Linear system for (u, w, I_exc, I_inh, c) with u = V - v_leak, see docs/bss2_neuron.md.
         Mat a{};
@@ -550,9 +568,9 @@ void AdexArray::configure(size_t i, const NeuronConfig& cfg) {
         c.fire = e.fire;
     }
     m_co[i] = c;
-    if (was_enabled != cfg.enable) {
+    if (was_enabled != cfg.enable || was_integrator != cfg.integrator) {
         repack();
-    } else if (cfg.enable) {
+    } else if (cfg.enable && !cfg.integrator) {
         pack(m_pos[i], c);
     }
     reset(i);
@@ -582,7 +600,7 @@ void AdexArray::repack() {
     static constexpr size_t kState[] = {kU, kW, kIe, kIi, kEx, kRef};
     std::vector<uint32_t> enabled;
     for (size_t i = 0; i < m_cfg.size(); ++i)
-        if (m_cfg[i].enable) enabled.push_back(static_cast<uint32_t>(i));
+        if (m_cfg[i].enable && !m_cfg[i].integrator) enabled.push_back(static_cast<uint32_t>(i));
     // A multiple of 8 lanes plus one cache line, so that the fields of a lane do not all map to
     // the same L1 set (a stride of 512 doubles = 4 KiB would: set conflicts and 4K aliasing).
     const size_t stride = (enabled.size() + 7) / 8 * 8 + 8;
@@ -613,6 +631,7 @@ void AdexArray::reset(size_t i) {
     if (i >= m_cfg.size())
         throw std::invalid_argument("AdexArray::reset: neuron index out of range");
     if (m_pos[i] != kNone) reset_packed(m_pos[i]);
+    m_integ[i] = 0.0;
 }
 
 void AdexArray::reset_packed(size_t k) {
@@ -627,8 +646,10 @@ void AdexArray::reset_packed(size_t k) {
 }
 
 double AdexArray::v(size_t i) const {
-    const double leak = m_eff.at(i).v_leak;
-    return m_pos[i] == kNone ? leak : field(kU)[m_pos[i]] + leak;
+    const NeuronConfig& e = m_eff.at(i);
+    if (e.enable && e.integrator)
+        return std::clamp(e.v_reset + m_integ[i], m_p.v_min_mV, m_p.v_max_mV);
+    return m_pos[i] == kNone ? e.v_leak : field(kU)[m_pos[i]] + e.v_leak;
 }
 
 double AdexArray::w(size_t i) const {
@@ -644,8 +665,11 @@ void AdexArray::add_input(size_t i, bool inhibitory, double amount, uint64_t t_p
     if (!e.enable) return;
     uint64_t step = t_ps / m_dt_ps + (t_ps % m_dt_ps != 0 ? 1 : 0);
     step = std::max(step, m_step);
-    const Event ev{static_cast<uint32_t>(i), inhibitory ? 1u : 0u,
-                   amount * (inhibitory ? e.w_inh : e.w_exc), step};
+    // Integrator neurons take the signed membrane change (mV), others the current jump (nA).
+    const double value = e.integrator
+                             ? amount * (inhibitory ? -m_integ_gain_inh[i] : m_integ_gain_exc[i])
+                             : amount * (inhibitory ? e.w_inh : e.w_exc);
+    const Event ev{static_cast<uint32_t>(i), inhibitory ? 1u : 0u, value, step};
     if (step - m_step < kRing) {
         m_ring[step % kRing].push_back(ev);
     } else {
@@ -675,7 +699,11 @@ void AdexArray::apply_events(uint64_t step) {
     double* const ii = field(kIi);
     for (const Event& ev : slot) {
         const uint32_t k = m_pos[ev.neuron];
-        if (k == kNone) continue;  // disabled after the event was queued
+        if (k == kNone) {  // an integrator, or disabled after the event was queued
+            const NeuronConfig& e = m_eff[ev.neuron];
+            if (e.enable && e.integrator) m_integ[ev.neuron] += ev.current;
+            continue;
+        }
         (ev.inhibitory ? ii : ie)[k] += ev.current;
     }
     slot.clear();

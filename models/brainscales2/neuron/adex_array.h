@@ -18,6 +18,9 @@ namespace nmsim::bss2 {
 // One neuron's configuration in physical units (the calibrated targets).
 struct NeuronConfig {
     bool enable = false, fire = false, exponential = false, adaptation = false;
+    // Hagen mode (BSS2_NRN_CFG_INTEGRATOR): no leak, no spikes; the membrane integrates the
+    // synaptic charge from v_reset (docs/bss2_hagen.md).
+    bool integrator = false;
     uint32_t addr = 0;  // 8-bit event address (not used by the dynamics)
     double v_leak = 0, v_reset = 0, v_threshold = 0, v_exp = 0, delta_t = 1;        // mV
     double c_mem = 2.2;                                                             // pF
@@ -65,6 +68,12 @@ struct AdexParams {
                 "filtered by tau_mem); 0 = off",
                 "assumed: off by default so runs are reproducible without noise; analog "
                 "membrane noise of BSS-2 is not in the public sources (hardware_facts.md S-U)");
+    NMSIM_PARAM(double, hagen_mV_per_unit, 1200.0 / 256.0 / 512.0, "mV", nmsim::range(0, 1e3),
+                "hagen mode: membrane change per unit of weight x activation (one weight LSB "
+                "driven for one pulse step), at the nominal synaptic input strength",
+                "assumed: 1/512 CADC LSB (LSB = 1200 mV / 256) per unit, hxtorch's mock gain of "
+                "0.002 LSB per unit (public-hardware-facts) rounded to a power of two so that "
+                "the ideal setting is exact; the calibrated hagen gain is not public");
     NMSIM_PARAM(double, v_min_mV, 0.0, "mV", nmsim::range(-2000, 2000),
                 "lower supply rail the membrane is clamped to", "assumed: 0 V analog ground");
     NMSIM_PARAM(double, v_max_mV, 1200.0, "mV", nmsim::range(-2000, 5000),
@@ -98,7 +107,9 @@ public:
     void advance_to(uint64_t t_ps, const std::function<void(uint32_t, uint64_t)>& on_spike);
     uint64_t now_ps() const { return m_step * m_dt_ps; }
 
-    double v(size_t i) const;                                     // membrane, mV
+    // Membrane, mV. An integrator (hagen) neuron: v_reset + its integrated charge, clamped to
+    // the rails; the charge of events up to now_ps() is included.
+    double v(size_t i) const;
     double w(size_t i) const;                                     // adaptation current, nA
     uint64_t steps() const { return m_steps; }                    // integration steps done
     uint64_t neuron_updates() const { return m_neuron_updates; }  // enabled neuron x steps
@@ -143,6 +154,9 @@ private:
     double m_h;  // step, us
     std::vector<NeuronConfig> m_cfg;
     std::vector<NeuronConfig> m_eff;
+    // Integrator (hagen) neurons: not in the packed ODE state; their membrane change in mV, and
+    // the mV per unit of excitatory and inhibitory input with the neuron's mismatch (w / C).
+    std::vector<double> m_integ, m_integ_gain_exc, m_integ_gain_inh;
     std::vector<Coeffs> m_co;
 
     // Enabled neurons are packed (ascending index order) into a structure of arrays: field f of

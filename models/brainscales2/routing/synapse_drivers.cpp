@@ -174,10 +174,24 @@ void SynapseDrivers::input(uint32_t bus, uint32_t padi11, uint64_t t_ps) {
     for (const uint8_t di : list) {
         Driver& d = m_drivers[di];
         ++m_driver_events;
+        const bool hagen =
+            field(d.cfg, BSS2_SYNDRV_CFG_HAGEN_SHIFT, BSS2_SYNDRV_CFG_HAGEN_WIDTH) != 0;
         const bool lower5 =
-            field(d.cfg, BSS2_SYNDRV_CFG_LOWER5_SHIFT, BSS2_SYNDRV_CFG_LOWER5_WIDTH) != 0;
+            !hagen && field(d.cfg, BSS2_SYNDRV_CFG_LOWER5_SHIFT, BSS2_SYNDRV_CFG_LOWER5_WIDTH) != 0;
         const uint32_t label6 = lower5 ? label : (label & 0x20u);
-        const double eff = efficacy(d, t_ps);
+        double eff = 0;
+        if (hagen) {
+            // The activation sets the pulse length in whole steps (grenade's label 32 - x).
+            const uint32_t x = (32u - (label & 0x1Fu)) & 0x1Fu;
+            if (x == 0) {
+                ++m_hagen_zero;
+                continue;
+            }
+            eff = static_cast<double>(x);
+            ++m_hagen_pulses;
+        } else {
+            eff = efficacy(d, t_ps);
+        }
         const uint32_t modes[2] = {
             field(d.cfg, BSS2_SYNDRV_CFG_MODE0_SHIFT, BSS2_SYNDRV_CFG_MODE0_WIDTH),
             field(d.cfg, BSS2_SYNDRV_CFG_MODE1_SHIFT, BSS2_SYNDRV_CFG_MODE1_WIDTH)};
@@ -207,6 +221,8 @@ void SynapseDrivers::write_summary(nmsim::trace::Sink& sink, nmsim::trace::Compo
     sink.counter(c, "row_events", "1", static_cast<double>(m_row_events));
     sink.counter(c, "malformed", "1", static_cast<double>(m_malformed));
     sink.counter(c, "unbound", "1", static_cast<double>(m_unbound));
+    sink.counter(c, "hagen_pulses", "1", static_cast<double>(m_hagen_pulses));
+    sink.counter(c, "hagen_zero", "1", static_cast<double>(m_hagen_zero));
 }
 
 }  // namespace nmsim::bss2

@@ -14,6 +14,12 @@
 // Enabling STP (the STP bit going 0 -> 1) resets R to 1. Without STP the efficacy is 1.
 // The efficacy scales the pulse length and thereby the synaptic charge.
 //
+// Hagen mode (BSS2_SYNDRV_CFG_HAGEN, the non-spiking vector-matrix multiplication of seeds 002
+// and 004): the event's low five label bits carry a 5-bit activation x as the pulse length,
+// x = (32 - label[4:0]) mod 32 (grenade's MAC spike-train encoding label = 32 - x), so the
+// efficacy is x (in pulse steps; x = 0 sends nothing) and the synapses compare only label bit 5.
+// STP does not apply. docs/bss2_hagen.md.
+//
 // Configuration (offsets relative to BSS2_SYNDRV(h, 0)): driver d at d * 4 +
 //   BSS2_SYNDRV_CFG (row mask, lower5, row modes, STP, enable), BSS2_SYNDRV_STP_U (bits 7:0,
 //   U in 1/256), BSS2_SYNDRV_STP_TAU_REC (ns), BSS2_SYNDRV_STP_PULSE (ns, stored for the pulse
@@ -68,6 +74,8 @@ public:
     uint64_t driver_events() const { return m_driver_events; }  // (event, accepting driver)
     uint64_t row_events() const { return m_row_events; }
     uint64_t malformed() const { return m_malformed; }
+    uint64_t hagen_pulses() const { return m_hagen_pulses; }  // (event, driver) with x > 0
+    uint64_t hagen_zero() const { return m_hagen_zero; }      // hagen events with x = 0
     void write_summary(nmsim::trace::Sink& sink, nmsim::trace::ComponentId c) const;
 
 private:
@@ -94,7 +102,7 @@ private:
     RowSink m_rows;
     std::array<uint64_t, BSS2_PADI_PER_HEMI> m_events_in{};
     uint64_t m_unmatched = 0, m_driver_events = 0, m_row_events = 0, m_malformed = 0;
-    uint64_t m_unbound = 0;
+    uint64_t m_unbound = 0, m_hagen_pulses = 0, m_hagen_zero = 0;
 };
 
 }  // namespace nmsim::bss2

@@ -121,6 +121,11 @@ static inline int bss2_xbar_node_exists(uint32_t in, uint32_t out) {
 #define BSS2_SYNDRV_CFG_STP_WIDTH 1u
 #define BSS2_SYNDRV_CFG_ENABLE_SHIFT 17u     /* 1: driver listens to its PADI bus */
 #define BSS2_SYNDRV_CFG_ENABLE_WIDTH 1u
+/* 1: hagen (non-spiking, vector-matrix) mode: the event's low five label bits set the pulse
+ * length, x = (32 - label[4:0]) mod 32 steps (0: no pulse), instead of being compared by the
+ * synapses (they see bit 5 only, as with LOWER5 off); STP is not applied. */
+#define BSS2_SYNDRV_CFG_HAGEN_SHIFT 18u
+#define BSS2_SYNDRV_CFG_HAGEN_WIDTH 1u
 #define BSS2_SYNDRV_STP_U 1u       /* +1: utilisation U in 1/256 (bits 7:0) */
 #define BSS2_SYNDRV_STP_TAU_REC 2u /* +2: recovery time constant, ns */
 #define BSS2_SYNDRV_STP_PULSE 3u   /* +3: pulse length at full efficacy, ns (scales the charge) */
@@ -136,6 +141,8 @@ static inline int bss2_xbar_node_exists(uint32_t in, uint32_t out) {
 #define BSS2_NRN_CFG_FIRE (1u << 1)     /* spike detector drives the output channel */
 #define BSS2_NRN_CFG_EXP (1u << 2)      /* exponential term on */
 #define BSS2_NRN_CFG_ADAPT (1u << 3)    /* adaptation on */
+#define BSS2_NRN_CFG_INTEGRATOR (1u << 4) /* hagen mode: no leak, no spikes, the membrane
+                                           * integrates the synaptic charge from v_reset */
 #define BSS2_NRN_ADDR_OUT 1u     /* bits 7:0: the 8-bit event address */
 #define BSS2_NRN_V_LEAK 2u       /* int32 uV */
 #define BSS2_NRN_V_RESET 3u      /* int32 uV */
