@@ -581,7 +581,7 @@ TEST(AdexArray, ParametersAreDocumented) {
     const auto problems = nmsim::check_registry(nmsim::registry_of<AdexParams>());
     for (const auto& p : problems) ADD_FAILURE() << p;
     AdexParams p;
-    EXPECT_EQ(nmsim::flatten(p).size(), 8u);
+    EXPECT_EQ(nmsim::flatten(p).size(), 9u);  // with hagen_mV_per_unit
 }
 
 // The step kernel exists for 2, 4 and 8 lanes; all widths must give bit-identical results.

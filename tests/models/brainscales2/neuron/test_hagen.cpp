@@ -177,8 +177,17 @@ TEST_F(HagenChain, FixedPatternResidualIsBoundedAndReproducible) {
             first = y;
             int differ = 0;
             for (uint32_t j = 0; j < kOutputs; ++j) {
-                // gain within ~4 sigma of 5.4 % plus the offset (2 mV ~ 0.43 LSB, ~4 sigma)
-                EXPECT_LE(std::abs(y[j] - want[j]), 0.25 * std::abs(want[j]) + 3) << j;
+                // Excitatory and inhibitory inputs have their own gain residual (w 5 %, C 2 %):
+                // the error scales with both parts, not with their difference. Bound: about 4
+                // sigma of 5.4 % of each part, plus the offset (2 mV ~ 0.43 LSB) and rounding.
+                double pos = 0, neg = 0;
+                for (uint32_t i = 0; i < kInputs; ++i) {
+                    const double v = double(x[i]) * w[i * kOutputs + j] / 512.0;
+                    (v > 0 ? pos : neg) += std::abs(v);
+                }
+                if (std::abs(want[j]) < 120) {  // not clipped
+                    EXPECT_LE(std::abs(y[j] - want[j]), 0.22 * (pos + neg) + 3) << j;
+                }
                 differ += y[j] != want[j];
             }
             EXPECT_GT(differ, 0);  // the residual is there
