@@ -71,9 +71,9 @@ struct AdexParams {
     NMSIM_PARAM(double, hagen_mV_per_unit, 1200.0 / 256.0 / 512.0, "mV", nmsim::range(0, 1e3),
                 "hagen mode: membrane change per unit of weight x activation (one weight LSB "
                 "driven for one pulse step), at the nominal synaptic input strength",
-                "assumed: 1/512 CADC LSB (LSB = 1200 mV / 256) per unit, hxtorch's mock gain of "
-                "0.002 LSB per unit (public-hardware-facts) rounded to a power of two so that "
-                "the ideal setting is exact; the calibrated hagen gain is not public");
+                "assumed: 1/512 CADC LSB (LSB = 1200 mV / 256) per unit: hxtorch's mock gain "
+                "of 0.002 LSB per unit (hardware_facts.md, hxtorch MAC tile) rounded to a power "
+                "of two so that the ideal setting is exact; the calibrated gain is not public");
     NMSIM_PARAM(double, v_min_mV, 0.0, "mV", nmsim::range(-2000, 2000),
                 "lower supply rail the membrane is clamped to", "assumed: 0 V analog ground");
     NMSIM_PARAM(double, v_max_mV, 1200.0, "mV", nmsim::range(-2000, 5000),
