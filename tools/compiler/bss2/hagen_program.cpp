@@ -109,6 +109,7 @@ std::vector<uint64_t> tile_program(const Tile& t, const IntMatrix& x, const Vect
             emit_cadc(p, t, timing.settle_before_baseline, timing.cadc_wait);
         }
         emit_reset(p, t);
+        p.push_back(bss2_pb_make(BSS2_PB_RUN_BEGIN, b));  // the realtime section of vector b
         p.push_back(bss2_pb_make(BSS2_PB_TIMER_RESET, 0));
         uint32_t at = timing.settle_before_events;
         for (uint32_t s = 0; s < timing.num_sends; ++s)
@@ -122,6 +123,7 @@ std::vector<uint64_t> tile_program(const Tile& t, const IntMatrix& x, const Vect
                 at += timing.wait_between_events;
             }
         emit_cadc(p, t, at + timing.settle_after_events, timing.cadc_wait);
+        p.push_back(bss2_pb_make(BSS2_PB_RUN_END, 0));
     }
     p.push_back(bss2_pb_make(BSS2_PB_HALT, 0));
     return p;

@@ -10,7 +10,8 @@
 // 2i + 1 (excitatory) with pulse length x_i. The program per vector follows grenade's realtime
 // program of the thesis era: neuron reset, settle, baseline CADC conversion and read, reset,
 // settle, the events `wait_between_events` FPGA cycles apart (`num_sends` times), settle, CADC
-// conversion and read; y = clamp(after - baseline, -128, 127).
+// conversion and read; y = clamp(after - baseline, -128, 127). The section from the events to
+// the last read is run b (RUN_BEGIN b .. RUN_END), so the FPGA's timing reports it as realtime.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,83 @@
+// A hagen-mode product on simulated chips (hagen_executor.h).
+#include "platforms/brainscales2/hagen_executor.h"
+
+#include <algorithm>
+#include <string>
+
+#include "nmsim/hw/brainscales2/playback.h"
+
+namespace nmsim::bss2 {
+
+namespace hg = compiler::bss2::hagen;
+
+namespace {
+
+std::vector<uint64_t> config_program(const std::vector<hg::ConfigWord>& words) {
+    std::vector<uint64_t> p;
+    p.reserve(words.size() + 1);
+    for (const auto& [a, d] : words) p.push_back(bss2_pb_write(a, d));
+    p.push_back(bss2_pb_make(BSS2_PB_HALT, 0));
+    return p;
+}
+
+void add(HagenTimes* t, const ExecutionTiming& e, bool config) {
+    if (!t) return;
+    t->transfer_ps += e.host_to_fpga_ps + e.readback_ps;
+    const uint64_t on_fpga = e.config_ps + e.realtime_ps + e.between_ps;
+    if (config) {
+        t->config_ps += on_fpga;
+    } else {
+        t->realtime_ps += e.realtime_ps;
+        t->other_ps += on_fpga - e.realtime_ps;
+    }
+    t->total_ps += e.total_ps;
+    ++t->executions;
+}
+
+}  // namespace
+
+hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix& w,
+                                    const hg::MatmulPlan& plan, const hg::VectorTiming& timing,
+                                    HagenTimes* times) {
+    if (plan.chips > m_chips.size())
+        throw hg::OperatorError(plan.op + ": the plan uses " + std::to_string(plan.chips) +
+                                " chips, " + std::to_string(m_chips.size()) + " are simulated");
+    if (x.cols != plan.in_features || w.rows != plan.in_features || w.cols != plan.out_features)
+        throw hg::OperatorError(plan.op + ": operand shapes do not match the plan");
+    hg::check_inputs(x, plan.op);
+    hg::check_weights(w, plan.op);
+    std::vector<int64_t> acc(size_t{x.rows} * w.cols, 0);
+    for (uint32_t pass = 0; pass < plan.passes; ++pass)
+        for (uint32_t c = 0; c < plan.chips; ++c) {
+            std::vector<const hg::Tile*> tiles;
+            for (const hg::Tile& t : plan.tiles)
+                if (t.pass == pass && t.chip == c) tiles.push_back(&t);
+            if (tiles.empty()) continue;
+            Fpga& fpga = m_chips[c]->fpga();
+            std::vector<hg::ConfigWord> words;
+            for (const hg::Tile* t : tiles) {
+                const std::vector<hg::ConfigWord> tw = hg::tile_config(*t, w);
+                words.insert(words.end(), tw.begin(), tw.end());
+            }
+            ExecutionTiming et;
+            (void)fpga.execute(config_program(words), &et);
+            add(times, et, true);
+            for (const hg::Tile* t : tiles) {
+                const std::vector<uint64_t> rsp =
+                    fpga.execute(hg::tile_program(*t, x, timing), &et);
+                add(times, et, false);
+                const hg::IntMatrix y = hg::tile_results(*t, x.rows, rsp, timing);
+                for (uint32_t b = 0; b < x.rows; ++b)
+                    for (uint32_t j = 0; j < t->cols; ++j)
+                        acc[size_t{b} * w.cols + t->col0 + j] += y.at(b, j);
+                if (times) times->vectors += x.rows;
+            }
+        }
+    hg::IntMatrix y(x.rows, w.cols);
+    for (size_t k = 0; k < acc.size(); ++k)
+        y.v[k] = static_cast<int32_t>(std::clamp<int64_t>(acc[k], hg::kOutMin, hg::kOutMax));
+    if (times) times->macs += uint64_t{x.rows} * x.cols * w.cols;
+    return y;
+}
+
+}  // namespace nmsim::bss2

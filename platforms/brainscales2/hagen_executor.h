@@ -1,0 +1,46 @@
+// Runs a hagen-mode matrix product (tools/compiler/bss2/hagen_ops.h) on simulated BrainScaleS-2
+// chips: per configuration pass, each chip's FPGA receives one program with the static
+// configuration of its tiles, then one playback program per tile with the batch of input vectors
+// (tools/compiler/bss2/hagen_program.h); the host sums the row splits and concatenates the column
+// splits. Call from an SC_THREAD. docs/bss2_hagen.md, "Several tiles and chips".
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "platforms/brainscales2/chip.h"
+#include "tools/compiler/bss2/hagen_ops.h"
+#include "tools/compiler/bss2/hagen_program.h"
+
+namespace nmsim::bss2 {
+
+// Where the simulated time of a product went (sums over the FPGA executions; ExecutionTiming).
+struct HagenTimes {
+    uint64_t transfer_ps = 0;  // programs to the FPGAs and responses back (host link)
+    uint64_t config_ps = 0;    // static configuration programs executed (chip link writes)
+    uint64_t realtime_ps = 0;  // the vectors' realtime sections (events, integration, CADC)
+    uint64_t other_ps = 0;     // the rest of the vector programs (resets, baselines, reads)
+    uint64_t total_ps = 0;     // wall of the simulated host: the sum of the executions
+    uint64_t executions = 0;
+    uint64_t vectors = 0;  // input vectors run on tiles (batch x tiles)
+    uint64_t macs = 0;     // batch x in x out (the operator's multiply-accumulates)
+};
+
+class HagenExecutor {
+public:
+    // The chips the plans may use (plan.chips <= chips.size()).
+    explicit HagenExecutor(std::vector<Chip*> chips) : m_chips(std::move(chips)) {}
+
+    // y (batch x out) for x (batch x in) and w (in x out) on the plan's tiles. Throws
+    // compiler::bss2::hagen::OperatorError for bad operands or a plan needing more chips.
+    compiler::bss2::hagen::IntMatrix matmul(const compiler::bss2::hagen::IntMatrix& x,
+                                            const compiler::bss2::hagen::IntMatrix& w,
+                                            const compiler::bss2::hagen::MatmulPlan& plan,
+                                            const compiler::bss2::hagen::VectorTiming& timing,
+                                            HagenTimes* times = nullptr);
+
+private:
+    std::vector<Chip*> m_chips;
+};
+
+}  // namespace nmsim::bss2
