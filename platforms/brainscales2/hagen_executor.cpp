@@ -1,4 +1,5 @@
 // A hagen-mode product on simulated chips (hagen_executor.h).
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn: one host thread per chip
 #include "platforms/brainscales2/hagen_executor.h"
 
 #include <algorithm>
@@ -47,32 +48,62 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
     hg::check_inputs(x, plan.op);
     hg::check_weights(w, plan.op);
     std::vector<int64_t> acc(size_t{x.rows} * w.cols, 0);
-    for (uint32_t pass = 0; pass < plan.passes; ++pass)
+    const uint64_t t_start = sc_core::sc_time_stamp().value();
+    // One host thread per chip and pass: the chips' FPGAs, links and analog cores work
+    // concurrently; the host adds a chip's partial results when its thread is done.
+    struct ChipWork {
+        std::vector<const hg::Tile*> tiles;
+        std::vector<hg::IntMatrix> results;
+        HagenTimes times;
+    };
+    for (uint32_t pass = 0; pass < plan.passes; ++pass) {
+        std::vector<ChipWork> work(plan.chips);
+        for (const hg::Tile& t : plan.tiles)
+            if (t.pass == pass) work[t.chip].tiles.push_back(&t);
+        std::vector<sc_core::sc_process_handle> threads;
         for (uint32_t c = 0; c < plan.chips; ++c) {
-            std::vector<const hg::Tile*> tiles;
-            for (const hg::Tile& t : plan.tiles)
-                if (t.pass == pass && t.chip == c) tiles.push_back(&t);
-            if (tiles.empty()) continue;
-            Fpga& fpga = m_chips[c]->fpga();
-            std::vector<hg::ConfigWord> words;
-            for (const hg::Tile* t : tiles) {
-                const std::vector<hg::ConfigWord> tw = hg::tile_config(*t, w);
-                words.insert(words.end(), tw.begin(), tw.end());
-            }
-            ExecutionTiming et;
-            (void)fpga.execute(config_program(words), &et);
-            add(times, et, true);
-            for (const hg::Tile* t : tiles) {
-                const std::vector<uint64_t> rsp =
-                    fpga.execute(hg::tile_program(*t, x, timing), &et);
-                add(times, et, false);
-                const hg::IntMatrix y = hg::tile_results(*t, x.rows, rsp, timing);
+            if (work[c].tiles.empty()) continue;
+            ChipWork* cw = &work[c];
+            Fpga* fpga = &m_chips[c]->fpga();
+            threads.push_back(sc_core::sc_spawn([cw, fpga, &x, &w, &timing] {
+                std::vector<hg::ConfigWord> words;
+                for (const hg::Tile* t : cw->tiles) {
+                    const std::vector<hg::ConfigWord> tw = hg::tile_config(*t, w);
+                    words.insert(words.end(), tw.begin(), tw.end());
+                }
+                ExecutionTiming et;
+                (void)fpga->execute(config_program(words), &et);
+                add(&cw->times, et, true);
+                for (const hg::Tile* t : cw->tiles) {
+                    const std::vector<uint64_t> rsp =
+                        fpga->execute(hg::tile_program(*t, x, timing), &et);
+                    add(&cw->times, et, false);
+                    cw->results.push_back(hg::tile_results(*t, x.rows, rsp, timing));
+                    cw->times.vectors += x.rows;
+                }
+            }));
+        }
+        for (sc_core::sc_process_handle& h : threads)
+            if (!h.terminated()) sc_core::wait(h.terminated_event());
+        for (const ChipWork& cw : work) {
+            for (size_t k = 0; k < cw.tiles.size(); ++k) {
+                const hg::Tile& t = *cw.tiles[k];
                 for (uint32_t b = 0; b < x.rows; ++b)
-                    for (uint32_t j = 0; j < t->cols; ++j)
-                        acc[size_t{b} * w.cols + t->col0 + j] += y.at(b, j);
-                if (times) times->vectors += x.rows;
+                    for (uint32_t j = 0; j < t.cols; ++j)
+                        acc[size_t{b} * w.cols + t.col0 + j] += cw.results[k].at(b, j);
+            }
+            if (times) {
+                times->transfer_ps += cw.times.transfer_ps;
+                times->config_ps += cw.times.config_ps;
+                times->realtime_ps += cw.times.realtime_ps;
+                times->other_ps += cw.times.other_ps;
+                times->total_ps += cw.times.total_ps;
+                times->executions += cw.times.executions;
+                times->vectors += cw.times.vectors;
             }
         }
+    }
+    if (times) times->wall_ps += sc_core::sc_time_stamp().value() - t_start;
     hg::IntMatrix y(x.rows, w.cols);
     for (size_t k = 0; k < acc.size(); ++k)
         y.v[k] = static_cast<int32_t>(std::clamp<int64_t>(acc[k], hg::kOutMin, hg::kOutMax));

@@ -2,7 +2,8 @@
 // chips: per configuration pass, each chip's FPGA receives one program with the static
 // configuration of its tiles, then one playback program per tile with the batch of input vectors
 // (tools/compiler/bss2/hagen_program.h); the host sums the row splits and concatenates the column
-// splits. Call from an SC_THREAD. docs/bss2_hagen.md, "Several tiles and chips".
+// splits. The chips of a pass work concurrently (one spawned host thread each). Call from an
+// SC_THREAD. docs/bss2_hagen.md, "Several tiles and chips".
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,8 @@ struct HagenTimes {
     uint64_t config_ps = 0;    // static configuration programs executed (chip link writes)
     uint64_t realtime_ps = 0;  // the vectors' realtime sections (events, integration, CADC)
     uint64_t other_ps = 0;     // the rest of the vector programs (resets, baselines, reads)
-    uint64_t total_ps = 0;     // wall of the simulated host: the sum of the executions
+    uint64_t total_ps = 0;     // the sum of the executions (all chips)
+    uint64_t wall_ps = 0;      // simulated time from the call to the result (chips overlap)
     uint64_t executions = 0;
     uint64_t vectors = 0;  // input vectors run on tiles (batch x tiles)
     uint64_t macs = 0;     // batch x in x out (the operator's multiply-accumulates)
