@@ -12,6 +12,7 @@
 #include "nmsim/hw/brainscales2/playback.h"
 #include "platforms/brainscales2/chip.h"
 #include "platforms/brainscales2/hagen_executor.h"
+#include "platforms/brainscales2/hagen_host.h"
 #include "tests/support/systemc_fixture.h"
 #include "tools/compiler/bss2/hagen_ops.h"
 #include "tools/compiler/bss2/hagen_program.h"
@@ -154,6 +155,36 @@ TEST_F(Bss2HagenChip, ExecutorSumsRowSplitsOverTilesAndChips) {
         "other %.1f us; %.1f us in sequence, %.1f us with the chips overlapping\n",
         t.transfer_ps / 1e6, t.config_ps / 1e6, t.realtime_ps / 1e6, t.other_ps / 1e6,
         t.total_ps / 1e6, t.wall_ps / 1e6);
+}
+
+// The host model: every parameter documented with its source; a program's instructions and
+// responses counted by kind; each stage's time is its count over its rate.
+TEST(Bss2HagenHost, StagesAreCountsOverRates) {
+    for (const auto& problem : nmsim::check_registry(nmsim::registry_of<HagenHostParams>()))
+        ADD_FAILURE() << problem;
+    const std::vector<uint64_t> program = {bss2_pb_write(BSS2_CADC_TRIGGER, 1),
+                                           bss2_pb_read(BSS2_CADC_RESULT(0, 0)),
+                                           bss2_pb_read(BSS2_CADC_RESULT(0, 1)),
+                                           bss2_pb_spikes(1, 5, 0, 0),
+                                           bss2_pb_wait_until(10),
+                                           bss2_pb_make(BSS2_PB_HALT, 0)};
+    HagenHostWork w;
+    count_program(program, w);
+    EXPECT_EQ(w.writes, 1u);
+    EXPECT_EQ(w.reads, 2u);
+    EXPECT_EQ(w.spikes, 1u);
+    count_responses({1, 2, 3}, w);
+    EXPECT_EQ(w.responses, 3u);
+    w.inputs = 1000;
+    w.weights = 65536;
+    w.outputs = 256;
+    HagenHostParams p;
+    const HagenHostTime t = host_time(w, p);
+    EXPECT_DOUBLE_EQ(t.encode_s, 2 / 38.1e6 + 2 / 19.8e6);
+    EXPECT_DOUBLE_EQ(t.decode_s, 3 / 20.9e6);
+    EXPECT_DOUBLE_EQ(t.preprocess_s, 1000 / 162e6 + 65536 / 155e6);
+    EXPECT_DOUBLE_EQ(t.postprocess_s, 256 / 276e6);
+    EXPECT_DOUBLE_EQ(t.total(), t.encode_s + t.decode_s + t.preprocess_s + t.postprocess_s);
 }
 
 }  // namespace
