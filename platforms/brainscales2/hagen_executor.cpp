@@ -21,6 +21,26 @@ std::vector<uint64_t> config_program(const std::vector<hg::ConfigWord>& words) {
     return p;
 }
 
+// Waits `seconds` of host work in the calling thread; returns the time in ps.
+uint64_t host_wait(double seconds) {
+    const uint64_t ps = static_cast<uint64_t>(seconds * 1e12 + 0.5);
+    if (ps) sc_core::wait(sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS));
+    return ps;
+}
+
+// Encodes `program` (host time), executes it, decodes the responses (host time).
+std::vector<uint64_t> run_on(Fpga& fpga, const std::vector<uint64_t>& program,
+                             const HagenHostParams& hp, ExecutionTiming& et, HagenTimes& t) {
+    HagenHostWork enc;
+    count_program(program, enc);
+    t.host_encode_ps += host_wait(host_time(enc, hp).encode_s);
+    std::vector<uint64_t> rsp = fpga.execute(program, &et);
+    HagenHostWork dec;
+    count_responses(rsp, dec);
+    t.host_decode_ps += host_wait(host_time(dec, hp).decode_s);
+    return rsp;
+}
+
 void add(HagenTimes* t, const ExecutionTiming& e, bool config) {
     if (!t) return;
     t->transfer_ps += e.host_to_fpga_ps + e.readback_ps;
@@ -49,6 +69,12 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
     hg::check_weights(w, plan.op);
     std::vector<int64_t> acc(size_t{x.rows} * w.cols, 0);
     const uint64_t t_start = sc_core::sc_time_stamp().value();
+    // Pre-processing: the operands to the chip's formats.
+    HagenHostWork pre;
+    pre.inputs = uint64_t{x.rows} * x.cols;
+    pre.weights = uint64_t{w.rows} * w.cols;
+    const uint64_t pre_ps = host_wait(host_time(pre, m_host).preprocess_s);
+    if (times) times->host_preprocess_ps += pre_ps;
     // One host thread per chip and pass: the chips' FPGAs, links and analog cores work
     // concurrently; the host adds a chip's partial results when its thread is done.
     struct ChipWork {
@@ -65,18 +91,19 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
             if (work[c].tiles.empty()) continue;
             ChipWork* cw = &work[c];
             Fpga* fpga = &m_chips[c]->fpga();
-            threads.push_back(sc_core::sc_spawn([cw, fpga, &x, &w, &timing] {
+            const HagenHostParams* hp = &m_host;
+            threads.push_back(sc_core::sc_spawn([cw, fpga, hp, &x, &w, &timing] {
                 std::vector<hg::ConfigWord> words;
                 for (const hg::Tile* t : cw->tiles) {
                     const std::vector<hg::ConfigWord> tw = hg::tile_config(*t, w);
                     words.insert(words.end(), tw.begin(), tw.end());
                 }
                 ExecutionTiming et;
-                (void)fpga->execute(config_program(words), &et);
+                (void)run_on(*fpga, config_program(words), *hp, et, cw->times);
                 add(&cw->times, et, true);
                 for (const hg::Tile* t : cw->tiles) {
                     const std::vector<uint64_t> rsp =
-                        fpga->execute(hg::tile_program(*t, x, timing), &et);
+                        run_on(*fpga, hg::tile_program(*t, x, timing), *hp, et, cw->times);
                     add(&cw->times, et, false);
                     cw->results.push_back(hg::tile_results(*t, x.rows, rsp, timing));
                     cw->times.vectors += x.rows;
@@ -100,10 +127,19 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
                 times->total_ps += cw.times.total_ps;
                 times->executions += cw.times.executions;
                 times->vectors += cw.times.vectors;
+                times->host_encode_ps += cw.times.host_encode_ps;
+                times->host_decode_ps += cw.times.host_decode_ps;
             }
         }
     }
-    if (times) times->wall_ps += sc_core::sc_time_stamp().value() - t_start;
+    // Post-processing: the results back to float.
+    HagenHostWork post;
+    post.outputs = uint64_t{x.rows} * w.cols;
+    const uint64_t post_ps = host_wait(host_time(post, m_host).postprocess_s);
+    if (times) {
+        times->host_postprocess_ps += post_ps;
+        times->wall_ps += sc_core::sc_time_stamp().value() - t_start;
+    }
     hg::IntMatrix y(x.rows, w.cols);
     for (size_t k = 0; k < acc.size(); ++k)
         y.v[k] = static_cast<int32_t>(std::clamp<int64_t>(acc[k], hg::kOutMin, hg::kOutMax));

@@ -2,14 +2,17 @@
 // chips: per configuration pass, each chip's FPGA receives one program with the static
 // configuration of its tiles, then one playback program per tile with the batch of input vectors
 // (tools/compiler/bss2/hagen_program.h); the host sums the row splits and concatenates the column
-// splits. The chips of a pass work concurrently (one spawned host thread each). Call from an
-// SC_THREAD. docs/bss2_hagen.md, "Several tiles and chips".
+// splits. The chips of a pass work concurrently (one spawned host thread each). The host's own
+// work (conversions, encoding, decoding; hagen_host.h) takes simulated time in those threads:
+// a thread encodes a program before sending it and decodes its responses before the next.
+// Call from an SC_THREAD. docs/bss2_hagen.md, "Several tiles and chips".
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "platforms/brainscales2/chip.h"
+#include "platforms/brainscales2/hagen_host.h"
 #include "tools/compiler/bss2/hagen_ops.h"
 #include "tools/compiler/bss2/hagen_program.h"
 
@@ -24,6 +27,9 @@ struct HagenTimes {
     uint64_t total_ps = 0;     // the sum of the executions (all chips)
     uint64_t wall_ps = 0;      // simulated time from the call to the result (chips overlap)
     uint64_t executions = 0;
+    // The host's stages (hagen_host.h), simulated as time of the host threads.
+    uint64_t host_preprocess_ps = 0, host_encode_ps = 0, host_decode_ps = 0;
+    uint64_t host_postprocess_ps = 0;
     uint64_t vectors = 0;  // input vectors run on tiles (batch x tiles)
     uint64_t macs = 0;     // batch x in x out (the operator's multiply-accumulates)
 };
@@ -31,7 +37,8 @@ struct HagenTimes {
 class HagenExecutor {
 public:
     // The chips the plans may use (plan.chips <= chips.size()).
-    explicit HagenExecutor(std::vector<Chip*> chips) : m_chips(std::move(chips)) {}
+    explicit HagenExecutor(std::vector<Chip*> chips, const HagenHostParams& host = {})
+        : m_chips(std::move(chips)), m_host(host) {}
 
     // y (batch x out) for x (batch x in) and w (in x out) on the plan's tiles. Throws
     // compiler::bss2::hagen::OperatorError for bad operands or a plan needing more chips.
@@ -43,6 +50,7 @@ public:
 
 private:
     std::vector<Chip*> m_chips;
+    HagenHostParams m_host;
 };
 
 }  // namespace nmsim::bss2
