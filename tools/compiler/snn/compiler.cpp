@@ -378,26 +378,31 @@ std::vector<TableIItem> table1_model(uint32_t n_neuron, uint32_t n_source_vertex
     };
 }
 
-std::string format_table1(const PeReport& r) {
+std::string format_table1_items(const std::vector<TableIItem>& items, uint64_t model_total,
+                                uint64_t actual_total, uint64_t budget, int width) {
     char line[160];
     std::string out;
-    std::snprintf(line, sizeof line, "PE %u vertex %u %s '%s' neurons %u..%u\n", r.pe, r.vertex,
-                  r.is_source ? "source" : "population", r.element.c_str(), r.lo, r.lo + r.n - 1);
+    std::snprintf(line, sizeof line, "  %-*s %10s %10s\n", width, "item", "model B", "actual B");
     out += line;
-    std::snprintf(line, sizeof line, "  %-26s %10s %10s\n", "item", "model B", "actual B");
-    out += line;
-    for (const TableIItem& it : r.items) {
-        std::snprintf(line, sizeof line, "  %-26s %10llu %10llu\n", it.item.c_str(),
+    for (const TableIItem& it : items) {
+        std::snprintf(line, sizeof line, "  %-*s %10llu %10llu\n", width, it.item.c_str(),
                       static_cast<unsigned long long>(it.model_bytes),
                       static_cast<unsigned long long>(it.actual_bytes));
         out += line;
     }
-    std::snprintf(line, sizeof line, "  %-26s %10llu %10llu (budget %llu)\n", "total",
-                  static_cast<unsigned long long>(r.model_total),
-                  static_cast<unsigned long long>(r.actual_total),
-                  static_cast<unsigned long long>(r.budget_bytes));
+    std::snprintf(line, sizeof line, "  %-*s %10llu %10llu (budget %llu)\n", width, "total",
+                  static_cast<unsigned long long>(model_total),
+                  static_cast<unsigned long long>(actual_total),
+                  static_cast<unsigned long long>(budget));
     out += line;
     return out;
+}
+
+std::string format_table1(const PeReport& r) {
+    char line[160];
+    std::snprintf(line, sizeof line, "PE %u vertex %u %s '%s' neurons %u..%u\n", r.pe, r.vertex,
+                  r.is_source ? "source" : "population", r.element.c_str(), r.lo, r.lo + r.n - 1);
+    return line + format_table1_items(r.items, r.model_total, r.actual_total, r.budget_bytes, 26);
 }
 
 uint32_t Compiled::pes_used() const { return static_cast<uint32_t>(images.size()); }

@@ -111,6 +111,9 @@ std::vector<TableIItem> table1_model(uint32_t n_neuron, uint32_t n_source_vertex
                                      uint32_t delay_range);
 // A report as text lines ("item  model  actual").
 std::string format_table1(const PeReport& r);
+// The item lines and the total line of a report, item names padded to `width`.
+std::string format_table1_items(const std::vector<TableIItem>& items, uint64_t model_total,
+                                uint64_t actual_total, uint64_t budget, int width);
 
 struct PeImage {
     uint32_t vertex = 0, pe = 0;

@@ -371,24 +371,9 @@ std::vector<TableIItem> table1_subordinate_model(uint32_t n_neuron, uint32_t del
 
 std::string format_par_table1(const ParPeReport& r) {
     char line[160];
-    std::string out;
     std::snprintf(line, sizeof line, "PE %u %s%s\n", r.pe, r.dominant ? "dominant" : "subordinate ",
                   r.dominant ? "" : std::to_string(r.index).c_str());
-    out += line;
-    std::snprintf(line, sizeof line, "  %-38s %10s %10s\n", "item", "model B", "actual B");
-    out += line;
-    for (const TableIItem& it : r.items) {
-        std::snprintf(line, sizeof line, "  %-38s %10llu %10llu\n", it.item.c_str(),
-                      static_cast<unsigned long long>(it.model_bytes),
-                      static_cast<unsigned long long>(it.actual_bytes));
-        out += line;
-    }
-    std::snprintf(line, sizeof line, "  %-38s %10llu %10llu (budget %llu)\n", "total",
-                  static_cast<unsigned long long>(r.model_total),
-                  static_cast<unsigned long long>(r.actual_total),
-                  static_cast<unsigned long long>(r.budget_bytes));
-    out += line;
-    return out;
+    return line + format_table1_items(r.items, r.model_total, r.actual_total, r.budget_bytes, 38);
 }
 
 MapSavings map_savings(const ParLayer& layer) {
@@ -692,6 +677,16 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
     }
 
     // Table I per PE.
+    // The layout's bytes next to the model's items, the totals, the budget.
+    auto finish_report = [&](ParPeReport& r, const uint64_t* actual) {
+        for (size_t k = 0; k < r.items.size(); ++k) r.items[k].actual_bytes = actual[k];
+        for (const TableIItem& it : r.items) {
+            r.model_total += it.model_bytes;
+            r.actual_total += it.actual_bytes;
+        }
+        r.budget_bytes = opt.dtcm_bytes;
+        c.table1.push_back(r);
+    };
     const uint32_t n_src_vertex = static_cast<uint32_t>(src.size());
     const uint32_t delay_range = g.delays.back();
     const uint64_t mgmt = sizeof(s2_snnp_dominant_t) + sizeof(s2_snn_counters_t) + kArgsBytes;
@@ -721,13 +716,7 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
             mgmt + (dl.size - sizeof(s2_snnp_dominant_t) - sizeof(s2_snn_counters_t) - used),
             uint64_t{sizeof(s2_snnp_sub_entry_t)} * c.subs.size() + 4ull * partial_words,
         };
-        for (size_t k = 0; k < r.items.size(); ++k) r.items[k].actual_bytes = actual[k];
-        for (const TableIItem& it : r.items) {
-            r.model_total += it.model_bytes;
-            r.actual_total += it.actual_bytes;
-        }
-        r.budget_bytes = opt.dtcm_bytes;
-        c.table1.push_back(r);
+        finish_report(r, actual);
     }
     for (size_t s = 0; s < c.subs.size(); ++s) {
         const SubordinateMap& b = c.subs[s];
@@ -745,13 +734,7 @@ ParCompiled compile_parallel_layer(const ParLayer& layer, const ParOptions& opt)
         const uint64_t slice_b = sl.map - sl.raw;
         // Header and counters (sl.raw bytes) and the args block are the management part.
         const uint64_t actual[] = {map_b, out_b, S2_SNN_STACK_BYTES, sl.raw + kArgsBytes, slice_b};
-        for (size_t k = 0; k < r.items.size(); ++k) r.items[k].actual_bytes = actual[k];
-        for (const TableIItem& it : r.items) {
-            r.model_total += it.model_bytes;
-            r.actual_total += it.actual_bytes;
-        }
-        r.budget_bytes = opt.dtcm_bytes;
-        c.table1.push_back(r);
+        finish_report(r, actual);
     }
     return c;
 }
