@@ -183,13 +183,19 @@ bool Chip::route(uint32_t addr, std::string* error, ModelFn&& model, NeuronFn&& 
         return model(*m_padi[addr - BSS2_PADI_BASE], 0u);
     if (addr == BSS2_MADC_NEURON || addr == BSS2_MADC_CTRL)
         return model(*m_madc, addr - BSS2_MADC_BASE);
-    if (addr >= BSS2_CADC_BASE && addr < BSS2_CADC_BASE + 0x100u + BSS2_NEURONS)
+    if (addr >= BSS2_CADC_BASE && addr < BSS2_CADC_QUAD(BSS2_HEMISPHERES, 0))
         return model(*m_cadc, addr - BSS2_CADC_BASE);
     if (error) *error = "address " + hex(addr) + " is not mapped";
     return false;
 }
 
 bool Chip::config_write(uint32_t addr, uint32_t data, std::string* error) {
+    if (addr >= BSS2_NRN_RESET_QUAD_BASE && addr < BSS2_NRN_RESET_QUAD(BSS2_HEMISPHERES, 0)) {
+        const uint32_t first = (addr - BSS2_NRN_RESET_QUAD_BASE) * 4u;
+        for (uint32_t k = 0; k < 4u; ++k)
+            if (data & (1u << k)) m_neurons.reset(first + k);
+        return true;
+    }
     return route(
         addr, error, [&](auto& m, uint32_t off) { return m.write_config(off, data, error); },
         [&](uint32_t n, uint32_t word) {
@@ -207,6 +213,10 @@ bool Chip::config_write(uint32_t addr, uint32_t data, std::string* error) {
 }
 
 bool Chip::config_read(uint32_t addr, uint32_t* data, std::string* error) {
+    if (addr >= BSS2_NRN_RESET_QUAD_BASE && addr < BSS2_NRN_RESET_QUAD(BSS2_HEMISPHERES, 0)) {
+        if (error) *error = "neuron reset quad " + hex(addr) + " is write-only";
+        return false;
+    }
     return route(
         addr, error, [&](auto& m, uint32_t off) { return m.read_config(off, data, error); },
         [&](uint32_t n, uint32_t word) {

@@ -41,6 +41,20 @@ std::vector<uint64_t> run_on(Fpga& fpga, const std::vector<uint64_t>& program,
     return rsp;
 }
 
+// Vectors per playback program so that a program stays within `max_words` instructions (the
+// FPGA's program memory; the synapse rewrite of the v1 workaround makes programs large).
+uint32_t batch_chunk(const std::vector<hg::Tile>& group, uint32_t batch,
+                     const hg::VectorTiming& timing, uint64_t max_words) {
+    uint64_t per_vector = 16;  // timer, trigger, waits, run markers
+    for (const hg::Tile& t : group) {
+        const uint64_t quads = (t.cols + 3u) / 4u;
+        per_vector += (timing.baseline ? 4 : 2) * quads;        // resets and reads
+        per_vector += uint64_t{2} * t.rows * timing.num_sends;  // wait + spikes per event
+        if (timing.rewrite_synapses) per_vector += uint64_t{2} * t.rows * t.cols;
+    }
+    return static_cast<uint32_t>(std::clamp<uint64_t>(max_words / per_vector, 1, batch));
+}
+
 void add(HagenTimes* t, const ExecutionTiming& e, bool config) {
     if (!t) return;
     t->transfer_ps += e.host_to_fpga_ps + e.readback_ps;
@@ -92,7 +106,8 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
             ChipWork* cw = &work[c];
             Fpga* fpga = &m_chips[c]->fpga();
             const HagenHostParams* hp = &m_host;
-            threads.push_back(sc_core::sc_spawn([cw, fpga, hp, &x, &w, &timing] {
+            const uint64_t max_words = m_max_program_words;
+            threads.push_back(sc_core::sc_spawn([cw, fpga, hp, &x, &w, &timing, max_words] {
                 std::vector<hg::ConfigWord> words;
                 for (const hg::Tile* t : cw->tiles) {
                     const std::vector<hg::ConfigWord> tw = hg::tile_config(*t, w);
@@ -101,13 +116,21 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
                 ExecutionTiming et;
                 (void)run_on(*fpga, config_program(words), *hp, et, cw->times);
                 add(&cw->times, et, true);
-                for (const hg::Tile* t : cw->tiles) {
+                // Both halves' tiles in one program per chunk of the batch.
+                std::vector<hg::Tile> group;
+                for (const hg::Tile* t : cw->tiles) group.push_back(*t);
+                for (const hg::Tile& t : group) cw->results.emplace_back(x.rows, t.cols);
+                const uint32_t chunk = batch_chunk(group, x.rows, timing, max_words);
+                for (uint32_t b0 = 0; b0 < x.rows; b0 += chunk) {
+                    const hg::IntMatrix xs = x.slice_rows(b0, std::min(chunk, x.rows - b0));
                     const std::vector<uint64_t> rsp =
-                        run_on(*fpga, hg::tile_program(*t, x, timing), *hp, et, cw->times);
+                        run_on(*fpga, hg::tile_program(group, xs, w, timing), *hp, et, cw->times);
                     add(&cw->times, et, false);
-                    cw->results.push_back(hg::tile_results(*t, x.rows, rsp, timing));
-                    cw->times.vectors += x.rows;
+                    const std::vector<hg::IntMatrix> ys =
+                        hg::tile_results(group, xs.rows, rsp, timing);
+                    for (size_t k = 0; k < group.size(); ++k) cw->results[k].set_rows(b0, ys[k]);
                 }
+                cw->times.vectors += uint64_t{x.rows} * group.size();
             }));
         }
         for (sc_core::sc_process_handle& h : threads)

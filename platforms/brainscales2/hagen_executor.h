@@ -48,9 +48,14 @@ public:
                                             const compiler::bss2::hagen::VectorTiming& timing,
                                             HagenTimes* times = nullptr);
 
+    // Instructions per playback program (default 8 Mi words = 64 MiB, the sequence size of seed
+    // 004 sec. 5.2.4's FPGA throughput measurement): larger batches run as several programs.
+    void set_max_program_words(uint64_t words) { m_max_program_words = words ? words : 1; }
+
 private:
     std::vector<Chip*> m_chips;
     HagenHostParams m_host;
+    uint64_t m_max_program_words = uint64_t{8} << 20;
 };
 
 }  // namespace nmsim::bss2

@@ -58,9 +58,8 @@ bool Cadc::write_config(uint32_t offset, uint32_t data, std::string* error) {
         ++m_conversions;
         return true;
     }
-    if (offset >= kResultOffset && offset < kResultOffset + BSS2_NEURONS)
-        return refuse(error,
-                      "CADC RESULT " + std::to_string(offset - kResultOffset) + " is read-only");
+    if (offset >= kResultOffset && offset < kQuadOffset + kQuads)
+        return refuse(error, "CADC RESULT/QUAD offset " + std::to_string(offset) + " is read-only");
     return refuse(error, "CADC: no register at offset " + std::to_string(offset));
 }
 
@@ -68,6 +67,13 @@ bool Cadc::read_config(uint32_t offset, uint32_t* data, std::string* error) {
     settle(sc_core::sc_time_stamp().value());
     if (offset >= kResultOffset && offset < kResultOffset + BSS2_NEURONS) {
         *data = m_result[offset - kResultOffset];
+        ++m_reads;
+        return true;
+    }
+    if (offset >= kQuadOffset && offset < kQuadOffset + kQuads) {
+        const uint32_t first = (offset - kQuadOffset) * 4u;
+        *data = 0;
+        for (uint32_t k = 0; k < 4u; ++k) *data |= uint32_t{m_result[first + k]} << (8u * k);
         ++m_reads;
         return true;
     }

@@ -8,6 +8,8 @@
 //   0x100 + n RESULT (RO, n = hemi * 256 + column): bits 7:0 the code of the newest conversion
 //                 that has completed at the read time; before that, the previous conversion's
 //                 code (0 before the first). Writes are refused.
+//   0x300 + q QUAD (RO, q = hemi * 64 + quad): columns 4 quad .. 4 quad + 3 of the hemisphere,
+//                 column 4 quad + k in bits 8k+7:8k (haldls CADCSampleQuad): one read per four.
 // Quantisation as the MADC with bits = 8: code = clamp(floor((v - v_min) / LSB + noise), 0, 255).
 #pragma once
 
@@ -48,6 +50,8 @@ struct CadcParams {
 class Cadc : public sc_core::sc_module {
 public:
     static constexpr uint32_t kResultOffset = 0x100u;
+    static constexpr uint32_t kQuadOffset = 0x300u;
+    static constexpr uint32_t kQuads = BSS2_NEURONS / 4u;
 
     // Throws std::invalid_argument for an empty input range.
     Cadc(sc_core::sc_module_name name, const CadcParams& p);

@@ -71,7 +71,7 @@ TEST_F(Bss2HagenChip, IdealTileOnTheChipEqualsTheIntegerReference) {
     hg::VectorTiming timing;
     timing.num_sends = 2;
     Host host("host", chip.fpga(),
-              {config_program(hg::tile_config(tile, w)), hg::tile_program(tile, x, timing)});
+              {config_program(hg::tile_config(tile, w)), hg::tile_program(tile, x, w, timing)});
     sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_SEC));
     ASSERT_EQ(host.responses.size(), 2u);
     EXPECT_EQ(chip.invalid_neurons(), "");
@@ -142,8 +142,8 @@ TEST_F(Bss2HagenChip, ExecutorSumsRowSplitsOverTilesAndChips) {
     const HagenTimes& t = host.times;
     EXPECT_EQ(t.vectors, 9u * batch);
     EXPECT_EQ(t.macs, uint64_t{batch} * in * out);
-    EXPECT_EQ(t.executions,
-              9u + 5u);  // a configuration per (pass, chip) in use, a program per tile
+    // Per (pass, chip) in use: a configuration and one program for both halves' tiles.
+    EXPECT_EQ(t.executions, 5u + 5u);
     EXPECT_EQ(t.total_ps, t.transfer_ps + t.config_ps + t.realtime_ps + t.other_ps);
     EXPECT_GT(t.realtime_ps, 0u);
     // The host's stages take time: encoding every instruction and decoding every response.
@@ -163,6 +163,86 @@ TEST_F(Bss2HagenChip, ExecutorSumsRowSplitsOverTilesAndChips) {
         "the chips overlapping\n",
         t.transfer_ps / 1e6, t.config_ps / 1e6, t.realtime_ps / 1e6, t.other_ps / 1e6,
         t.host_encode_ps / 1e6, t.host_decode_ps / 1e6, serial / 1e6, t.wall_ps / 1e6);
+}
+
+// The batch split over several programs (a small program memory) and the v1 workaround (the
+// synapses rewritten before every vector) give the same values; the rewrite multiplies the data
+// sent per vector.
+TEST_F(Bss2HagenChip, ChunkedBatchesAndSynapseRewriteGiveTheSameValues) {
+    ChipParams p;
+    p.neuron.mismatch_tau_rel = 0;
+    p.neuron.mismatch_c_rel = 0;
+    p.neuron.mismatch_w_rel = 0;
+    p.neuron.mismatch_v_mV = 0;
+    Chip chip("chip", p, 5);
+    std::mt19937_64 rng(23);
+    const uint32_t in = 200, out = 40, batch = 5;
+    hg::IntMatrix x(batch, in), w(in, out);
+    for (auto& v : w.v) v = static_cast<int32_t>(rng() % 127) - 63;
+    for (auto& v : x.v) v = static_cast<int32_t>(rng() % 32);
+    const hg::MatmulPlan plan = hg::plan_matmul(in, out, 1, "matmul");
+    ASSERT_EQ(plan.tiles.size(), 2u);  // both halves of the chip, one program
+    hg::VectorTiming timing;
+    timing.baseline = false;
+    const hg::IntMatrix want = hg::reference_matmul(x, w, 1, plan);
+    HagenTimes plain, chunked, rewrite;
+    {
+        ProductHost host("plain", {&chip}, x, w, plan, timing);
+        sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_SEC));
+        EXPECT_EQ(host.y.v, want.v);
+        plain = host.times;
+    }
+    test::fresh_systemc();
+    Chip chip2("chip2", p, 5);
+    {
+        ProductHost host("chunked", {&chip2}, x, w, plan, timing);
+        host.exec.set_max_program_words(600);  // about two vectors per program
+        sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_SEC));
+        EXPECT_EQ(host.y.v, want.v);
+        chunked = host.times;
+    }
+    test::fresh_systemc();
+    Chip chip3("chip3", p, 5);
+    {
+        hg::VectorTiming tr = timing;
+        tr.rewrite_synapses = true;
+        ProductHost host("rewrite", {&chip3}, x, w, plan, tr);
+        sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_SEC));
+        EXPECT_EQ(host.y.v, want.v);
+        rewrite = host.times;
+    }
+    EXPECT_EQ(plain.executions, 2u);
+    EXPECT_GE(chunked.executions, 4u);
+    EXPECT_EQ(chunked.vectors, plain.vectors);
+    // Each vector carries the 2 x 200 x 40 synapse words again: far more transfer.
+    EXPECT_GT(rewrite.transfer_ps, plain.transfer_ps * 3);
+}
+
+// The quad registers the hagen programs use: one CADC read returns four columns' codes, one reset
+// write resets the neurons of its mask's bits.
+TEST_F(Bss2HagenChip, CadcQuadReadsAndResetQuadsAddressFourColumns) {
+    ChipParams p;
+    Chip chip("chip", p, 5);
+    std::string e;
+    uint32_t d = 0;
+    EXPECT_TRUE(chip.config_write(BSS2_NRN_RESET_QUAD(1, 3), 0xF, &e)) << e;
+    EXPECT_FALSE(chip.config_read(BSS2_NRN_RESET_QUAD(1, 3), &d, &e));
+    EXPECT_NE(e.find("write-only"), std::string::npos) << e;
+    EXPECT_FALSE(chip.config_write(BSS2_CADC_QUAD(0, 2), 1, &e));
+    EXPECT_NE(e.find("read-only"), std::string::npos) << e;
+    EXPECT_TRUE(chip.config_write(BSS2_CADC_TRIGGER, 1, &e)) << e;
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_US));
+    for (uint32_t h = 0; h < 2; ++h)
+        for (uint32_t q : {0u, 17u, 63u}) {
+            uint32_t quad = 0;
+            ASSERT_TRUE(chip.config_read(BSS2_CADC_QUAD(h, q), &quad, &e)) << e;
+            for (uint32_t k = 0; k < 4; ++k) {
+                uint32_t one = 0;
+                ASSERT_TRUE(chip.config_read(BSS2_CADC_RESULT(h, 4 * q + k), &one, &e)) << e;
+                EXPECT_EQ((quad >> (8 * k)) & 0xFFu, one) << h << " " << q << " " << k;
+            }
+        }
+    EXPECT_FALSE(chip.config_read(BSS2_CADC_QUAD(2, 0), &d, &e));
 }
 
 // The host model: every parameter documented with its source; a program's instructions and

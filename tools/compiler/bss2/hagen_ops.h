@@ -11,6 +11,7 @@
 // errors name the operator, the element and the limit. docs/bss2_hagen.md.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,17 @@ struct IntMatrix {
     IntMatrix(uint32_t r, uint32_t c) : rows(r), cols(c), v(size_t{r} * c, 0) {}
     int32_t& at(uint32_t r, uint32_t c) { return v[size_t{r} * cols + c]; }
     int32_t at(uint32_t r, uint32_t c) const { return v[size_t{r} * cols + c]; }
+    // Rows [first, first + n) as a matrix of their own.
+    IntMatrix slice_rows(uint32_t first, uint32_t n) const {
+        IntMatrix m(n, cols);
+        std::copy(v.begin() + size_t{first} * cols, v.begin() + size_t{first + n} * cols,
+                  m.v.begin());
+        return m;
+    }
+    // Overwrites rows [first, first + m.rows) with m (same column count).
+    void set_rows(uint32_t first, const IntMatrix& m) {
+        std::copy(m.v.begin(), m.v.end(), v.begin() + size_t{first} * cols);
+    }
 };
 
 // One tile: weights W[row0 .. row0 + rows) x [col0 .. col0 + cols) on half `half` of chip

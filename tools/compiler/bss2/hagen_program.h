@@ -30,6 +30,8 @@ struct VectorTiming {
     uint32_t settle_after_events = 250;      // 2 us
     uint32_t cadc_wait = 68;                 // cycles after TRIGGER: > 540 ns conversion
     bool baseline = true;                    // read the baseline before every vector
+    // v1 workaround (seed 002 sec. 4.1): rewrite the tile's synapses before every vector.
+    bool rewrite_synapses = false;
 };
 
 using ConfigWord = std::pair<uint32_t, uint32_t>;  // Omnibus address, data
@@ -40,11 +42,20 @@ using ConfigWord = std::pair<uint32_t, uint32_t>;  // Omnibus address, data
 std::vector<ConfigWord> tile_config(const Tile& t, const IntMatrix& w);
 
 // The playback program (instruction words, ending in HALT) for the vectors x (batch x operator
-// inputs; the tile's rows are used) on tile t.
-std::vector<uint64_t> tile_program(const Tile& t, const IntMatrix& x, const VectorTiming& timing);
+// inputs; each tile's rows are used) on one tile or two tiles on different halves of a chip,
+// which then share the resets, settle times, events (one message per step with both halves'
+// events) and CADC conversions. `w` (the operator's weights) is read only with
+// timing.rewrite_synapses. Throws OperatorError for a bad group or operands.
+std::vector<uint64_t> tile_program(const std::vector<Tile>& tiles, const IntMatrix& x,
+                                   const IntMatrix& w, const VectorTiming& timing);
+std::vector<uint64_t> tile_program(const Tile& t, const IntMatrix& x, const IntMatrix& w,
+                                   const VectorTiming& timing);
 
-// The tile's results (batch x t.cols) from the program's response words. Throws OperatorError
-// if a read is missing.
+// Each tile's results (batch x cols) from the program's response words, in the order of
+// `tiles`. Throws OperatorError if a read is missing.
+std::vector<IntMatrix> tile_results(const std::vector<Tile>& tiles, uint32_t batch,
+                                    const std::vector<uint64_t>& responses,
+                                    const VectorTiming& timing);
 IntMatrix tile_results(const Tile& t, uint32_t batch, const std::vector<uint64_t>& responses,
                        const VectorTiming& timing);
 

@@ -241,7 +241,10 @@ TEST_F(ReadoutTest, CadcRegisterErrors) {
     EXPECT_NE(err.find("write-only"), std::string::npos) << err;
     EXPECT_FALSE(cadc.write_config(0x100 + 3, 1, &err));
     EXPECT_NE(err.find("read-only"), std::string::npos) << err;
-    EXPECT_FALSE(cadc.read_config(0x100 + 512, &v, &err));
+    EXPECT_TRUE(cadc.read_config(0x300 + 127, &v, &err)) << err;  // the last quad
+    EXPECT_FALSE(cadc.write_config(0x300, 1, &err));
+    EXPECT_NE(err.find("read-only"), std::string::npos) << err;
+    EXPECT_FALSE(cadc.read_config(0x300 + 128, &v, &err));
     EXPECT_NE(err.find("no register"), std::string::npos) << err;
     EXPECT_FALSE(cadc.read_config(5, &v, &err));
 }

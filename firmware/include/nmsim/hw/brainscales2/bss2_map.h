@@ -186,6 +186,15 @@ static inline int bss2_xbar_node_exists(uint32_t in, uint32_t out) {
 #define BSS2_CADC_BASE 0x007000u
 #define BSS2_CADC_TRIGGER (BSS2_CADC_BASE + 0u)                         /* WO: sample all */
 #define BSS2_CADC_RESULT(hemi, col) (BSS2_CADC_BASE + 0x100u + (uint32_t)(hemi) * BSS2_COLUMNS + (uint32_t)(col)) /* RO */
+/* Four columns 4q..4q+3 in one read (haldls CADCSampleQuad): column 4q + k in bits 8k+7:8k. One
+ * Omnibus read per quad is what seed 004 Table 3.1 counts (16 bit per output, read and trigger). */
+#define BSS2_CADC_QUADS_PER_HEMI (BSS2_COLUMNS / 4u)
+#define BSS2_CADC_QUAD(hemi, quad) (BSS2_CADC_BASE + 0x300u + (uint32_t)(hemi) * BSS2_CADC_QUADS_PER_HEMI + (uint32_t)(quad)) /* RO */
+
+/* Neuron reset by quads (haldls NeuronResetQuad): a write resets neurons 4q + k of the hemisphere
+ * for every set bit k of bits 3:0, as BSS2_NRN_RESET does for one neuron. WO. */
+#define BSS2_NRN_RESET_QUAD_BASE 0x008000u
+#define BSS2_NRN_RESET_QUAD(hemi, quad) (BSS2_NRN_RESET_QUAD_BASE + (uint32_t)(hemi) * (BSS2_COLUMNS / 4u) + (uint32_t)(quad))
 
 /* Synapse (hemi, row, column): 1 word. */
 #define BSS2_SYNAPSE_BASE 0x800000u
