@@ -3,6 +3,7 @@
 #include "platforms/common/host_program.h"
 #include "workloads/bss2/host.h"
 #include "workloads/dnn/host.h"
+#include "workloads/hagen/host.h"
 #include "workloads/pe/host.h"
 #include "workloads/snn/host.h"
 
@@ -13,6 +14,7 @@ std::unique_ptr<HostProgram> make_host_program(const std::string& kind) {
     if (kind == "dnn") return std::make_unique<workloads::dnn::DnnHost>();
     if (kind == "bss2") return std::make_unique<workloads::bss2::Bss2Host>();
     if (kind == "snn") return std::make_unique<workloads::snn::SnnHost>();
+    if (kind == "hagen") return std::make_unique<workloads::hagen::HagenHost>();
     return nullptr;
 }
 

@@ -3,6 +3,7 @@
 #include "tools/scenario/workload.h"
 #include "workloads/bss2/spec.h"
 #include "workloads/dnn/spec.h"
+#include "workloads/hagen/spec.h"
 #include "workloads/pe/spec.h"
 #include "workloads/snn/spec.h"
 
@@ -14,6 +15,7 @@ const std::vector<const WorkloadSchema*>& workload_schemas() {
         &workloads::dnn::schema(),
         &workloads::bss2::schema(),
         &workloads::snn::schema(),
+        &workloads::hagen::schema(),
     };
     return all;
 }

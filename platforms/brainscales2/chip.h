@@ -35,6 +35,7 @@
 #include "models/brainscales2/routing/synapse_drivers.h"
 #include "models/common/param.h"
 #include "nmsim/hw/brainscales2/bss2_map.h"
+#include "platforms/brainscales2/hagen_host.h"
 #include "nmsim/trace/sink.h"
 #include "platforms/brainscales2/energy_params.h"
 
@@ -64,6 +65,8 @@ struct ChipParams {
     NMSIM_GROUP(FpgaParams, fpga, "FPGA: playback executor, host link (1 GbE), chip link");
     NMSIM_GROUP(Bss2EnergyParams, energy,
                 "chip and setup power, energy per event (docs/energy.md)");
+    NMSIM_GROUP(HagenHostParams, host,
+                "host computer in hagen mode: conversions, encoding, decoding (docs/bss2_hagen.md)");
     NMSIM_GROUP(ChipSimParams, sim, "simulation control");
 };
 

@@ -1,8 +1,9 @@
 // A hagen-mode product on simulated chips (hagen_executor.h).
-#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn: one host thread per chip
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn: the chips' pipelines and their stages
 #include "platforms/brainscales2/hagen_executor.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "nmsim/hw/brainscales2/playback.h"
@@ -21,26 +22,6 @@ std::vector<uint64_t> config_program(const std::vector<hg::ConfigWord>& words) {
     return p;
 }
 
-// Waits `seconds` of host work in the calling thread; returns the time in ps.
-uint64_t host_wait(double seconds) {
-    const uint64_t ps = static_cast<uint64_t>(seconds * 1e12 + 0.5);
-    if (ps) sc_core::wait(sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS));
-    return ps;
-}
-
-// Encodes `program` (host time), executes it, decodes the responses (host time).
-std::vector<uint64_t> run_on(Fpga& fpga, const std::vector<uint64_t>& program,
-                             const HagenHostParams& hp, ExecutionTiming& et, HagenTimes& t) {
-    HagenHostWork enc;
-    count_program(program, enc);
-    t.host_encode_ps += host_wait(host_time(enc, hp).encode_s);
-    std::vector<uint64_t> rsp = fpga.execute(program, &et);
-    HagenHostWork dec;
-    count_responses(rsp, dec);
-    t.host_decode_ps += host_wait(host_time(dec, hp).decode_s);
-    return rsp;
-}
-
 // Vectors per playback program so that a program stays within `max_words` instructions (the
 // FPGA's program memory; the synapse rewrite of the v1 workaround makes programs large).
 uint32_t batch_chunk(const std::vector<hg::Tile>& group, uint32_t batch,
@@ -55,19 +36,155 @@ uint32_t batch_chunk(const std::vector<hg::Tile>& group, uint32_t batch,
     return static_cast<uint32_t>(std::clamp<uint64_t>(max_words / per_vector, 1, batch));
 }
 
-void add(HagenTimes* t, const ExecutionTiming& e, bool config) {
-    if (!t) return;
-    t->transfer_ps += e.host_to_fpga_ps + e.readback_ps;
+void add(HagenTimes& t, const ExecutionTiming& e, bool config) {
+    t.transfer_ps += e.host_to_fpga_ps + e.readback_ps;
     const uint64_t on_fpga = e.config_ps + e.realtime_ps + e.between_ps;
     if (config) {
-        t->config_ps += on_fpga;
+        t.config_ps += on_fpga;
     } else {
-        t->realtime_ps += e.realtime_ps;
-        t->other_ps += on_fpga - e.realtime_ps;
+        t.realtime_ps += e.realtime_ps;
+        t.other_ps += on_fpga - e.realtime_ps;
     }
-    t->total_ps += e.total_ps;
-    ++t->executions;
+    t.total_ps += e.total_ps;
+    ++t.executions;
 }
+
+// The host's worker threads (HagenHostParams::threads): host work of every chip and stage holds
+// one while it runs. Built on sc_event: channels cannot be created while simulating.
+class HostThreads {
+public:
+    explicit HostThreads(uint32_t n) : m_free(std::max(1u, n)) {}
+    // Runs `seconds` of work on a thread, queuing for a free one first; returns the work's time
+    // in ps (without the queuing).
+    uint64_t work(double seconds) {
+        const uint64_t ps = static_cast<uint64_t>(seconds * 1e12 + 0.5);
+        if (!ps) return 0;
+        while (m_free == 0) sc_core::wait(m_released);
+        --m_free;
+        sc_core::wait(sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS));
+        ++m_free;
+        m_released.notify(sc_core::SC_ZERO_TIME);
+        return ps;
+    }
+
+private:
+    uint32_t m_free;
+    sc_core::sc_event m_released;
+};
+
+// A chip's share of a product: per pass, its static configuration, then the vector programs of
+// the batch's chunks, in a three-stage pipeline as grenade's JIT executor runs them: the host
+// encodes program k + 1 while the FPGA runs program k and decodes program k - 1 (seed 002
+// Fig. 5; seed 004 Figs. 4.7 and 4.8). At most kDepth encoded programs wait for the FPGA.
+class ChipPipeline {
+public:
+    ChipPipeline(Fpga& fpga, const HagenHostParams& hp, HostThreads& threads,
+                 const hg::IntMatrix& x, const hg::IntMatrix& w, const hg::VectorTiming& timing,
+                 std::vector<std::vector<hg::Tile>> groups, uint64_t max_words)
+        : m_fpga(fpga),
+          m_hp(hp),
+          m_threads(threads),
+          m_x(x),
+          m_w(w),
+          m_timing(timing),
+          m_groups(std::move(groups)) {
+        for (uint32_t p = 0; p < m_groups.size(); ++p) {
+            if (m_groups[p].empty()) continue;
+            m_jobs.push_back({p, true, 0, 0, results.size()});
+            const uint32_t chunk = batch_chunk(m_groups[p], x.rows, timing, max_words);
+            for (uint32_t b0 = 0; b0 < x.rows; b0 += chunk)
+                m_jobs.push_back({p, false, b0, std::min(chunk, x.rows - b0), results.size()});
+            for (const hg::Tile& t : m_groups[p])
+                results.push_back({t, hg::IntMatrix(x.rows, t.cols)});
+        }
+        m_programs.resize(m_jobs.size());
+        m_responses.resize(m_jobs.size());
+    }
+
+    // The FPGA stage, in the calling thread; spawns the encoder and the decoder and joins them.
+    void run() {
+        sc_core::sc_process_handle enc = sc_core::sc_spawn([this] { encode_all(); });
+        sc_core::sc_process_handle dec = sc_core::sc_spawn([this] { decode_all(); });
+        for (size_t k = 0; k < m_jobs.size(); ++k) {
+            while (m_encoded <= k) sc_core::wait(m_progress);
+            ExecutionTiming et;
+            m_responses[k] = m_fpga.execute(m_programs[k], &et);
+            std::vector<uint64_t>().swap(m_programs[k]);
+            add(times, et, m_jobs[k].config);
+            m_executed = k + 1;
+            m_progress.notify(sc_core::SC_ZERO_TIME);
+        }
+        if (!enc.terminated()) sc_core::wait(enc.terminated_event());
+        if (!dec.terminated()) sc_core::wait(dec.terminated_event());
+    }
+
+    std::vector<std::pair<hg::Tile, hg::IntMatrix>> results;  // per tile of every pass
+    HagenTimes times;
+
+private:
+    static constexpr size_t kDepth = 2;
+    struct Job {
+        uint32_t pass;
+        bool config;
+        uint32_t b0, n;     // a vector program's chunk of the batch
+        size_t first_tile;  // the pass's first entry in `results`
+    };
+
+    std::vector<uint64_t> make_program(const Job& j) const {
+        const std::vector<hg::Tile>& g = m_groups[j.pass];
+        if (j.config) {
+            std::vector<hg::ConfigWord> words;
+            for (const hg::Tile& t : g) {
+                const std::vector<hg::ConfigWord> tw = hg::tile_config(t, m_w);
+                words.insert(words.end(), tw.begin(), tw.end());
+            }
+            return config_program(words);
+        }
+        return hg::tile_program(g, m_x.slice_rows(j.b0, j.n), m_w, m_timing);
+    }
+
+    void encode_all() {
+        for (size_t k = 0; k < m_jobs.size(); ++k) {
+            while (m_encoded >= m_executed + kDepth) sc_core::wait(m_progress);
+            m_programs[k] = make_program(m_jobs[k]);
+            HagenHostWork enc;
+            count_program(m_programs[k], enc);
+            times.host_encode_ps += m_threads.work(host_time(enc, m_hp).encode_s);
+            m_encoded = k + 1;
+            m_progress.notify(sc_core::SC_ZERO_TIME);
+        }
+    }
+
+    void decode_all() {
+        for (size_t k = 0; k < m_jobs.size(); ++k) {
+            while (m_executed <= k) sc_core::wait(m_progress);
+            HagenHostWork dec;
+            count_responses(m_responses[k], dec);
+            times.host_decode_ps += m_threads.work(host_time(dec, m_hp).decode_s);
+            const Job& j = m_jobs[k];
+            if (!j.config) {
+                const std::vector<hg::IntMatrix> ys =
+                    hg::tile_results(m_groups[j.pass], j.n, m_responses[k], m_timing);
+                for (size_t t = 0; t < ys.size(); ++t)
+                    results[j.first_tile + t].second.set_rows(j.b0, ys[t]);
+                times.vectors += uint64_t{j.n} * ys.size();
+            }
+            std::vector<uint64_t>().swap(m_responses[k]);
+        }
+    }
+
+    Fpga& m_fpga;
+    const HagenHostParams& m_hp;
+    HostThreads& m_threads;
+    const hg::IntMatrix& m_x;
+    const hg::IntMatrix& m_w;
+    const hg::VectorTiming& m_timing;
+    std::vector<std::vector<hg::Tile>> m_groups;  // per pass: the chip's tiles (one per half)
+    std::vector<Job> m_jobs;
+    std::vector<std::vector<uint64_t>> m_programs, m_responses;
+    size_t m_encoded = 0, m_executed = 0;
+    sc_core::sc_event m_progress;
+};
 
 }  // namespace
 
@@ -81,92 +198,79 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
         throw hg::OperatorError(plan.op + ": operand shapes do not match the plan");
     hg::check_inputs(x, plan.op);
     hg::check_weights(w, plan.op);
-    std::vector<int64_t> acc(size_t{x.rows} * w.cols, 0);
+    HagenTimes t;
     const uint64_t t_start = sc_core::sc_time_stamp().value();
+    HostThreads threads(m_host.threads);
     // Pre-processing: the operands to the chip's formats.
     HagenHostWork pre;
     pre.inputs = uint64_t{x.rows} * x.cols;
     pre.weights = uint64_t{w.rows} * w.cols;
-    const uint64_t pre_ps = host_wait(host_time(pre, m_host).preprocess_s);
-    if (times) times->host_preprocess_ps += pre_ps;
-    // One host thread per chip and pass: the chips' FPGAs, links and analog cores work
-    // concurrently; the host adds a chip's partial results when its thread is done.
-    struct ChipWork {
-        std::vector<const hg::Tile*> tiles;
-        std::vector<hg::IntMatrix> results;
-        HagenTimes times;
-    };
-    for (uint32_t pass = 0; pass < plan.passes; ++pass) {
-        std::vector<ChipWork> work(plan.chips);
-        for (const hg::Tile& t : plan.tiles)
-            if (t.pass == pass) work[t.chip].tiles.push_back(&t);
-        std::vector<sc_core::sc_process_handle> threads;
-        for (uint32_t c = 0; c < plan.chips; ++c) {
-            if (work[c].tiles.empty()) continue;
-            ChipWork* cw = &work[c];
-            Fpga* fpga = &m_chips[c]->fpga();
-            const HagenHostParams* hp = &m_host;
-            const uint64_t max_words = m_max_program_words;
-            threads.push_back(sc_core::sc_spawn([cw, fpga, hp, &x, &w, &timing, max_words] {
-                std::vector<hg::ConfigWord> words;
-                for (const hg::Tile* t : cw->tiles) {
-                    const std::vector<hg::ConfigWord> tw = hg::tile_config(*t, w);
-                    words.insert(words.end(), tw.begin(), tw.end());
-                }
-                ExecutionTiming et;
-                (void)run_on(*fpga, config_program(words), *hp, et, cw->times);
-                add(&cw->times, et, true);
-                // Both halves' tiles in one program per chunk of the batch.
-                std::vector<hg::Tile> group;
-                for (const hg::Tile* t : cw->tiles) group.push_back(*t);
-                for (const hg::Tile& t : group) cw->results.emplace_back(x.rows, t.cols);
-                const uint32_t chunk = batch_chunk(group, x.rows, timing, max_words);
-                for (uint32_t b0 = 0; b0 < x.rows; b0 += chunk) {
-                    const hg::IntMatrix xs = x.slice_rows(b0, std::min(chunk, x.rows - b0));
-                    const std::vector<uint64_t> rsp =
-                        run_on(*fpga, hg::tile_program(group, xs, w, timing), *hp, et, cw->times);
-                    add(&cw->times, et, false);
-                    const std::vector<hg::IntMatrix> ys =
-                        hg::tile_results(group, xs.rows, rsp, timing);
-                    for (size_t k = 0; k < group.size(); ++k) cw->results[k].set_rows(b0, ys[k]);
-                }
-                cw->times.vectors += uint64_t{x.rows} * group.size();
-            }));
-        }
-        for (sc_core::sc_process_handle& h : threads)
-            if (!h.terminated()) sc_core::wait(h.terminated_event());
-        for (const ChipWork& cw : work) {
-            for (size_t k = 0; k < cw.tiles.size(); ++k) {
-                const hg::Tile& t = *cw.tiles[k];
-                for (uint32_t b = 0; b < x.rows; ++b)
-                    for (uint32_t j = 0; j < t.cols; ++j)
-                        acc[size_t{b} * w.cols + t.col0 + j] += cw.results[k].at(b, j);
+    t.host_preprocess_ps = threads.work(host_time(pre, m_host).preprocess_s);
+    // One pipeline per chip over all its passes; the chips work concurrently and share the host's
+    // threads.
+    std::vector<std::unique_ptr<ChipPipeline>> pipes;
+    for (uint32_t c = 0; c < plan.chips; ++c) {
+        std::vector<std::vector<hg::Tile>> groups(plan.passes);
+        bool any = false;
+        for (const hg::Tile& tile : plan.tiles)
+            if (tile.chip == c) {
+                groups[tile.pass].push_back(tile);
+                any = true;
             }
-            if (times) {
-                times->transfer_ps += cw.times.transfer_ps;
-                times->config_ps += cw.times.config_ps;
-                times->realtime_ps += cw.times.realtime_ps;
-                times->other_ps += cw.times.other_ps;
-                times->total_ps += cw.times.total_ps;
-                times->executions += cw.times.executions;
-                times->vectors += cw.times.vectors;
-                times->host_encode_ps += cw.times.host_encode_ps;
-                times->host_decode_ps += cw.times.host_decode_ps;
-            }
-        }
+        if (any)
+            pipes.push_back(std::make_unique<ChipPipeline>(m_chips[c]->fpga(), m_host, threads, x,
+                                                           w, timing, std::move(groups),
+                                                           m_max_program_words));
+    }
+    std::vector<sc_core::sc_process_handle> handles;
+    for (auto& p : pipes) {
+        ChipPipeline* pp = p.get();
+        handles.push_back(sc_core::sc_spawn([pp] { pp->run(); }));
+    }
+    for (sc_core::sc_process_handle& h : handles)
+        if (!h.terminated()) sc_core::wait(h.terminated_event());
+    // The host sums the row splits (int8 partial results) and concatenates the column splits.
+    std::vector<int64_t> acc(size_t{x.rows} * w.cols, 0);
+    for (const auto& p : pipes) {
+        for (const auto& [tile, y] : p->results)
+            for (uint32_t b = 0; b < x.rows; ++b)
+                for (uint32_t j = 0; j < tile.cols; ++j)
+                    acc[size_t{b} * w.cols + tile.col0 + j] += y.at(b, j);
+        const HagenTimes& ct = p->times;
+        t.transfer_ps += ct.transfer_ps;
+        t.config_ps += ct.config_ps;
+        t.realtime_ps += ct.realtime_ps;
+        t.other_ps += ct.other_ps;
+        t.total_ps += ct.total_ps;
+        t.executions += ct.executions;
+        t.vectors += ct.vectors;
+        t.host_encode_ps += ct.host_encode_ps;
+        t.host_decode_ps += ct.host_decode_ps;
     }
     // Post-processing: the results back to float.
     HagenHostWork post;
     post.outputs = uint64_t{x.rows} * w.cols;
-    const uint64_t post_ps = host_wait(host_time(post, m_host).postprocess_s);
-    if (times) {
-        times->host_postprocess_ps += post_ps;
-        times->wall_ps += sc_core::sc_time_stamp().value() - t_start;
-    }
+    t.host_postprocess_ps = threads.work(host_time(post, m_host).postprocess_s);
+    t.wall_ps = sc_core::sc_time_stamp().value() - t_start;
+    t.macs = uint64_t{x.rows} * x.cols * w.cols;
     hg::IntMatrix y(x.rows, w.cols);
     for (size_t k = 0; k < acc.size(); ++k)
         y.v[k] = static_cast<int32_t>(std::clamp<int64_t>(acc[k], hg::kOutMin, hg::kOutMax));
-    if (times) times->macs += uint64_t{x.rows} * x.cols * w.cols;
+    if (times) {
+        times->host_preprocess_ps += t.host_preprocess_ps;
+        times->host_postprocess_ps += t.host_postprocess_ps;
+        times->host_encode_ps += t.host_encode_ps;
+        times->host_decode_ps += t.host_decode_ps;
+        times->transfer_ps += t.transfer_ps;
+        times->config_ps += t.config_ps;
+        times->realtime_ps += t.realtime_ps;
+        times->other_ps += t.other_ps;
+        times->total_ps += t.total_ps;
+        times->wall_ps += t.wall_ps;
+        times->executions += t.executions;
+        times->vectors += t.vectors;
+        times->macs += t.macs;
+    }
     return y;
 }
 

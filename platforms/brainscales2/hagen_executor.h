@@ -1,11 +1,11 @@
 // Runs a hagen-mode matrix product (tools/compiler/bss2/hagen_ops.h) on simulated BrainScaleS-2
-// chips: per configuration pass, each chip's FPGA receives one program with the static
-// configuration of its tiles, then one playback program per tile with the batch of input vectors
-// (tools/compiler/bss2/hagen_program.h); the host sums the row splits and concatenates the column
-// splits. The chips of a pass work concurrently (one spawned host thread each). The host's own
-// work (conversions, encoding, decoding; hagen_host.h) takes simulated time in those threads:
-// a thread encodes a program before sending it and decodes its responses before the next.
-// Call from an SC_THREAD. docs/bss2_hagen.md, "Several tiles and chips".
+// chips (each with its FPGA): each chip runs its tiles pass by pass, a static configuration
+// program and then playback programs with the batch's input vectors, both halves' tiles of a
+// pass in one program (tools/compiler/bss2/hagen_program.h). The host's own work (conversions,
+// encoding, decoding; hagen_host.h) takes simulated time on a pool of host threads, pipelined
+// with the FPGA's execution per chip; the chips work concurrently. The host sums the row splits
+// and concatenates the column splits. Call from an SC_THREAD. docs/bss2_hagen.md, "Several tiles
+// and chips".
 #pragma once
 
 #include <cstdint>

@@ -33,6 +33,10 @@ struct HagenHostParams {
     NMSIM_PARAM(double, output_convert_hz, 276e6, "1/s", nmsim::range(1, 1e12),
                 "results converted from int8 to float per second",
                 "seed 004 sec. 5.5.1: int8 -> float at a median 276 MHz");
+    NMSIM_PARAM(uint32_t, threads, 16, "1", nmsim::range(1, 1024),
+                "host worker threads shared by the chips' encoding and decoding stages",
+                "seed 004 sec. 5.3.2: the real-hardware JIT runs used an AMD Ryzen 3800X "
+                "(16 threads)");
 };
 
 // What a product made the host do.
