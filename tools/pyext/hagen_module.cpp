@@ -13,6 +13,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <memory>
@@ -39,7 +40,8 @@ using Array = py::array_t<int32_t>;
 
 // A 2-D numpy integer array as an IntMatrix; `what` names the operand in messages. Values beyond
 // int32 are reported here (they would wrap before the range check).
-hg::IntMatrix to_matrix(const py::array& a, const std::string& op, const char* what) {
+hg::IntMatrix to_matrix(const py::array& a, const std::string& op, const char* what,
+                        const char* range) {
     if (a.ndim() != 2)
         throw hg::OperatorError(op + ": " + what + " must be a 2-D array, got " +
                                 std::to_string(a.ndim()) + " dimensions");
@@ -59,7 +61,7 @@ hg::IntMatrix to_matrix(const py::array& a, const std::string& op, const char* w
             p[k] > std::numeric_limits<int32_t>::max())
             throw hg::OperatorError(op + ": " + what + " [" + std::to_string(k / cols) + "][" +
                                     std::to_string(k % cols) + "] = " + std::to_string(p[k]) +
-                                    " outside the hardware's range");
+                                    " outside the " + range);
         m.v[k] = static_cast<int32_t>(p[k]);
     }
     return m;
@@ -85,7 +87,9 @@ struct Product {
 };
 
 Product product(const py::array& x, const py::array& w, int64_t chips, const std::string& op) {
-    Product p{to_matrix(x, op, "input"), to_matrix(w, op, "weight"), {}};
+    Product p{to_matrix(x, op, "input", "5-bit activation range 0..31"),
+              to_matrix(w, op, "weight", "6-bit signed range -63..63"),
+              {}};
     if (p.x.cols != p.w.rows)
         throw hg::OperatorError(op + ": input has " + std::to_string(p.x.cols) +
                                 " features, the weight matrix " + std::to_string(p.w.rows) +
@@ -109,12 +113,13 @@ Array mock(const py::array& x, const py::array& w, int64_t num_sends, double gai
 }
 
 // A parameter value from Python as the text the parameter parsers read.
-std::string param_text(const py::handle& v) {
+std::string param_text(const std::string& name, const py::handle& v) {
     if (py::isinstance<py::bool_>(v)) return v.cast<bool>() ? "true" : "false";
     if (py::isinstance<py::str>(v)) return v.cast<std::string>();
     if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v))
         return py::repr(v).cast<std::string>();
-    throw hg::OperatorError("chip parameter value " + py::repr(v).cast<std::string>() +
+    throw hg::OperatorError("simulate: chip parameter " + name + " = " +
+                            py::repr(v).cast<std::string>() +
                             ": give a number, a bool or a text such as \"2 mV\"");
 }
 
@@ -139,7 +144,7 @@ SimParams sim_params(const py::dict& params) {
     for (const auto& f : flat) names.push_back(f.path);
     for (const auto& [k, v] : params) {
         const std::string name = py::str(k).cast<std::string>();
-        const std::string text = param_text(v);
+        const std::string text = param_text(name, v);
         auto it = std::find_if(flat.begin(), flat.end(),
                                [&](const nmsim::FlatParam& f) { return f.path == name; });
         if (it == flat.end()) {
