@@ -10,6 +10,9 @@
 
 Every call runs the ``nmsim`` command line tool as a child process (``nmsim run -d DIR``,
 ``nmsim sweep``) and reads the files it writes; docs/python.md says why and what it costs.
+
+``nmsim.torch`` (imported on its own: it needs PyTorch and the compiled module nmsim._hagen) runs
+PyTorch products and layers on BrainScaleS-2's hagen mode in-process; docs/torch.md.
 """
 
 from ._cli import find_binary, format_value
