@@ -149,6 +149,7 @@ private:
             m_programs[k] = make_program(m_jobs[k]);
             HagenHostWork enc;
             count_program(m_programs[k], enc);
+            (m_jobs[k].config ? times.config_words : times.vector_words) += m_programs[k].size();
             times.host_encode_ps += m_threads.work(host_time(enc, m_hp).encode_s);
             m_encoded = k + 1;
             m_progress.notify(sc_core::SC_ZERO_TIME);
@@ -160,6 +161,7 @@ private:
             while (m_executed <= k) sc_core::wait(m_progress);
             HagenHostWork dec;
             count_responses(m_responses[k], dec);
+            times.response_words += m_responses[k].size();
             times.host_decode_ps += m_threads.work(host_time(dec, m_hp).decode_s);
             const Job& j = m_jobs[k];
             if (!j.config) {
@@ -246,6 +248,9 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
         t.vectors += ct.vectors;
         t.host_encode_ps += ct.host_encode_ps;
         t.host_decode_ps += ct.host_decode_ps;
+        t.config_words += ct.config_words;
+        t.vector_words += ct.vector_words;
+        t.response_words += ct.response_words;
     }
     // Post-processing: the results back to float.
     HagenHostWork post;
@@ -270,6 +275,9 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
         times->executions += t.executions;
         times->vectors += t.vectors;
         times->macs += t.macs;
+        times->config_words += t.config_words;
+        times->vector_words += t.vector_words;
+        times->response_words += t.response_words;
     }
     return y;
 }

@@ -31,7 +31,9 @@ struct HagenTimes {
     uint64_t host_preprocess_ps = 0, host_encode_ps = 0, host_decode_ps = 0;
     uint64_t host_postprocess_ps = 0;
     uint64_t vectors = 0;  // input vectors run on tiles (batch x tiles)
-    uint64_t macs = 0;     // batch x in x out (the operator's multiply-accumulates)
+    // Program words sent (8 B each): static configurations, vector programs; response words.
+    uint64_t config_words = 0, vector_words = 0, response_words = 0;
+    uint64_t macs = 0;  // batch x in x out (the operator's multiply-accumulates)
 };
 
 class HagenExecutor {

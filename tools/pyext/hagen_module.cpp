@@ -123,19 +123,14 @@ std::string param_text(const std::string& name, const py::handle& v) {
                             ": give a number, a bool or a text such as \"2 mV\"");
 }
 
-// Chip parameters (dotted names as in scenarios' platform.params, e.g. "neuron.noise_mV") and the
-// host model's ("host.decode_hz"), resolved through the parameter registry.
+// Chip parameters (dotted names as in scenarios' platform.params, e.g. "neuron.noise_mV"; the
+// host model's are the chip's group "host", e.g. "host.decode_hz"), resolved through the
+// parameter registry.
 struct SimParams {
     nmsim::bss2::ChipParams chip;
-    nmsim::bss2::HagenHostParams host;
 };
 
-std::vector<nmsim::FlatParam> all_params(SimParams& s) {
-    std::vector<nmsim::FlatParam> flat = nmsim::flatten(s.chip);
-    const std::vector<nmsim::FlatParam> host = nmsim::flatten(s.host, "host");
-    flat.insert(flat.end(), host.begin(), host.end());
-    return flat;
-}
+std::vector<nmsim::FlatParam> all_params(SimParams& s) { return nmsim::flatten(s.chip); }
 
 SimParams sim_params(const py::dict& params) {
     SimParams s;
@@ -225,7 +220,7 @@ py::tuple simulate(const py::array& x, const py::array& w, int64_t num_sends,
         sc_core::sc_spawn(
             [&] {
                 try {
-                    nmsim::bss2::HagenExecutor exec(chips, sp.host);
+                    nmsim::bss2::HagenExecutor exec(chips, sp.chip.host);
                     y = exec.matmul(p.x, p.w, p.plan, timing, &times);
                 } catch (const hg::OperatorError& e) {
                     error = e.what();

@@ -181,6 +181,15 @@ void HagenHost::write_metrics(run::RunContext& ctx) {
     run::write_metric(w, "hagen.wall_us", "us", us(t.wall_ps));
     run::write_metric(w, "hagen.gops", "Gop/s",
                       t.wall_ps ? static_cast<double>(t.macs) / us(t.wall_ps) * 1e-3 : 0.0);
+    run::write_metric(w, "hagen.config_words", "1", static_cast<double>(t.config_words));
+    run::write_metric(w, "hagen.vector_words", "1", static_cast<double>(t.vector_words));
+    run::write_metric(w, "hagen.response_words", "1", static_cast<double>(t.response_words));
+    // Seed 002 Fig. 8: the batch at which the static configuration's data volume equals the
+    // vectors' (program and responses).
+    if (t.vector_words + t.response_words)
+        run::write_metric(w, "hagen.break_even_batch", "1",
+                          static_cast<double>(t.config_words) * m_c.x.rows /
+                              static_cast<double>(t.vector_words + t.response_words));
     run::write_metric(w, "hagen.transfer_us", "us", us(t.transfer_ps));
     run::write_metric(w, "hagen.config_us", "us", us(t.config_ps));
     run::write_metric(w, "hagen.realtime_us", "us", us(t.realtime_ps));

@@ -127,7 +127,9 @@ uint32_t emit_events(std::vector<uint64_t>& p, const std::vector<Tile>& tiles, c
             uint32_t e[2] = {0, 0}, n = 0;
             for (const auto& l : labels)
                 if (i < l.size()) e[n++] = l[i];
-            p.push_back(bss2_pb_wait_until(at));
+            // Back to back (one cycle apart) the FPGA's issue rate spaces the events: no wait.
+            if (timing.wait_between_events > 1 || (s == 0 && i == 0))
+                p.push_back(bss2_pb_wait_until(at));
             p.push_back(bss2_pb_spikes(n, e[0], e[1], 0));
             at += timing.wait_between_events;
         }
