@@ -11,6 +11,7 @@
 
 #include "platforms/common/host_program.h"
 #include "workloads/bss2/host.h"
+#include "workloads/hagen/host.h"
 
 namespace nmsim::bss2 {
 namespace {
@@ -55,6 +56,47 @@ scenario::Scenario make(const fs::path& dir, double rate_hz, double runtime_us) 
     s.trace.file = (dir / "bench.h5").string();
     s.trace.console_stdout = false;
     return s;
+}
+
+// Seed 002 Fig. 8's 256 x 256 product (both halves of one chip) for `batch` vectors, with the
+// chip's default mismatch and the check against the integer reference on.
+scenario::Scenario make_hagen(const fs::path& dir, uint32_t batch) {
+    scenario::Scenario s;
+    s.path = (dir / "hagen.yaml").string();
+    s.name = "bss2_hagen_bench";
+    s.platform_kind = "brainscales2";
+    s.seed = 1;
+    auto w = std::make_unique<workloads::hagen::HagenWorkload>();
+    w->in = w->out = 256;
+    w->batch = batch;
+    s.workload = scenario::Workload("hagen", std::move(w));
+    s.trace.file = (dir / "hagen.h5").string();
+    s.trace.console_stdout = false;
+    return s;
+}
+
+// Simulated multiply-accumulates per wall second in the full chip simulation, and the slowdown
+// against the simulated setup's own time (issue 15 item 8).
+int bench_hagen(const fs::path& dir, bool quick, std::ostream& out, std::ostream& err) {
+    const uint32_t batch = quick ? 200 : 2000;
+    run::RunOptions o;
+    o.quiet = true;
+    workloads::hagen::HagenHost host;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run::run_scenario(make_hagen(dir, batch), o, out, err, host);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!r.ok) return 1;
+    const auto& t = host.times();
+    const double sim_s = static_cast<double>(t.wall_ps) * 1e-12;
+    out << "BSS-2 hagen 256x256 batch " << batch << ": " << std::setprecision(1)
+        << static_cast<double>(t.macs) / wall / 1e6 << " M simulated MAC per wall second ("
+        << std::setprecision(3) << wall << " s wall for " << sim_s * 1e3
+        << " ms of the simulated setup, slowdown " << std::setprecision(1) << wall / sim_s << "x; "
+        << std::setprecision(3) << static_cast<double>(t.macs) / sim_s / 1e9
+        << " Gop/s simulated; check: correlation " << std::setprecision(4)
+        << host.check_summary().correlation << " with the integer reference)\n";
+    return 0;
 }
 
 }  // namespace
@@ -102,6 +144,10 @@ int run_bench(bool quick, std::ostream& out, std::ostream& err) {
             << static_cast<double>(sum.synaptic_events) / 1e6 << " M synaptic events, "
             << static_cast<double>(sum.synaptic_events) / per_ms / 1e6
             << " M synaptic events per wall second; " << sum.chip_spikes << " neuron spikes\n";
+    }
+    if (bench_hagen(dir, quick, out, err) != 0) {
+        fs::remove_all(dir);
+        return 1;
     }
     out << "BSS-2 run peak RSS " << std::setprecision(1) << peak_rss_mib() << " MiB ("
         << peak_rss_mib() - rss0 << " MiB above the process before)\n";

@@ -63,6 +63,9 @@ public:
     void write_metrics(run::RunContext& ctx) override;
     void report(const run::RunContext& ctx, std::ostream& out) const override;
 
+    const nmsim::bss2::HagenTimes& times() const { return m_times; }
+    const CheckSummary& check_summary() const { return m_check; }
+
 private:
     class Driver;  // the host computer running the executor (an sc_module)
 
