@@ -190,6 +190,26 @@ private:
 
 }  // namespace
 
+HagenTimes& HagenTimes::operator+=(const HagenTimes& o) {
+    transfer_ps += o.transfer_ps;
+    config_ps += o.config_ps;
+    realtime_ps += o.realtime_ps;
+    other_ps += o.other_ps;
+    total_ps += o.total_ps;
+    wall_ps += o.wall_ps;
+    executions += o.executions;
+    host_preprocess_ps += o.host_preprocess_ps;
+    host_encode_ps += o.host_encode_ps;
+    host_decode_ps += o.host_decode_ps;
+    host_postprocess_ps += o.host_postprocess_ps;
+    vectors += o.vectors;
+    macs += o.macs;
+    config_words += o.config_words;
+    vector_words += o.vector_words;
+    response_words += o.response_words;
+    return *this;
+}
+
 hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix& w,
                                     const hg::MatmulPlan& plan, const hg::VectorTiming& timing,
                                     HagenTimes* times) {
@@ -238,19 +258,7 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
             for (uint32_t b = 0; b < x.rows; ++b)
                 for (uint32_t j = 0; j < tile.cols; ++j)
                     acc[size_t{b} * w.cols + tile.col0 + j] += y.at(b, j);
-        const HagenTimes& ct = p->times;
-        t.transfer_ps += ct.transfer_ps;
-        t.config_ps += ct.config_ps;
-        t.realtime_ps += ct.realtime_ps;
-        t.other_ps += ct.other_ps;
-        t.total_ps += ct.total_ps;
-        t.executions += ct.executions;
-        t.vectors += ct.vectors;
-        t.host_encode_ps += ct.host_encode_ps;
-        t.host_decode_ps += ct.host_decode_ps;
-        t.config_words += ct.config_words;
-        t.vector_words += ct.vector_words;
-        t.response_words += ct.response_words;
+        t += p->times;
     }
     // Post-processing: the results back to float.
     HagenHostWork post;
@@ -261,24 +269,7 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
     hg::IntMatrix y(x.rows, w.cols);
     for (size_t k = 0; k < acc.size(); ++k)
         y.v[k] = static_cast<int32_t>(std::clamp<int64_t>(acc[k], hg::kOutMin, hg::kOutMax));
-    if (times) {
-        times->host_preprocess_ps += t.host_preprocess_ps;
-        times->host_postprocess_ps += t.host_postprocess_ps;
-        times->host_encode_ps += t.host_encode_ps;
-        times->host_decode_ps += t.host_decode_ps;
-        times->transfer_ps += t.transfer_ps;
-        times->config_ps += t.config_ps;
-        times->realtime_ps += t.realtime_ps;
-        times->other_ps += t.other_ps;
-        times->total_ps += t.total_ps;
-        times->wall_ps += t.wall_ps;
-        times->executions += t.executions;
-        times->vectors += t.vectors;
-        times->macs += t.macs;
-        times->config_words += t.config_words;
-        times->vector_words += t.vector_words;
-        times->response_words += t.response_words;
-    }
+    if (times) *times += t;
     return y;
 }
 

@@ -33,6 +33,8 @@ struct HagenTimes {
     uint64_t vectors = 0;  // input vectors run on tiles (batch x tiles)
     // Program words sent (8 B each): static configurations, vector programs; response words.
     uint64_t config_words = 0, vector_words = 0, response_words = 0;
+
+    HagenTimes& operator+=(const HagenTimes& o);
     uint64_t macs = 0;  // batch x in x out (the operator's multiply-accumulates)
 };
 

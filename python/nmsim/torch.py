@@ -281,18 +281,20 @@ class _HardwareLayer:
         w = self.weight_transform(self.weight) if self.weight_transform else self.weight
         return x, w
 
-    def _reset_hardware_weights(self):
-        # Uniform over the whole weight range: torch's default bound 1/sqrt(in) would round
-        # to zero in hardware units.
+    def reset_parameters(self):
+        # Called by torch's layer constructors (this class comes first in the bases). Weights
+        # uniform over the whole range: torch's default bound 1/sqrt(in) would round to zero in
+        # hardware units.
+        super().reset_parameters()
         with torch.no_grad():
             self.weight.uniform_(-WEIGHT_MAX, WEIGHT_MAX)
 
-    def _hardware_repr(self):
-        return (f", num_sends={self.num_sends}, wait_between_events="
+    def extra_repr(self):
+        return (super().extra_repr() + f", num_sends={self.num_sends}, wait_between_events="
                 f"{self.wait_between_events}, mode={self.mode!r}")
 
 
-class Linear(torch.nn.Linear, _HardwareLayer):
+class Linear(_HardwareLayer, torch.nn.Linear):
     """torch.nn.Linear on the hardware: y = matmul(input_transform(x), weight_transform(W)^T)
     + bias, the bias added in software. Weights are initialised uniform in -63..63."""
 
@@ -302,20 +304,13 @@ class Linear(torch.nn.Linear, _HardwareLayer):
         super().__init__(in_features, out_features, bias, device, dtype)
         self._hardware(num_sends, wait_between_events, mode, input_transform, weight_transform)
 
-    def reset_parameters(self):
-        super().reset_parameters()
-        self._reset_hardware_weights()
-
     def forward(self, input):
         x, w = self._operands(input)
         y = matmul(x, w.t(), self.num_sends, self.wait_between_events, self.mode, "Linear")
         return y + self.bias if self.bias is not None else y
 
-    def extra_repr(self):
-        return super().extra_repr() + self._hardware_repr()
 
-
-class Conv1d(torch.nn.Conv1d, _HardwareLayer):
+class Conv1d(_HardwareLayer, torch.nn.Conv1d):
     """torch.nn.Conv1d on the hardware (no padding, dilation 1, groups 1)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
@@ -327,10 +322,6 @@ class Conv1d(torch.nn.Conv1d, _HardwareLayer):
         _check_conv("Conv1d", self.stride, self.padding, self.dilation, self.groups)
         self._hardware(num_sends, wait_between_events, mode, input_transform, weight_transform)
 
-    def reset_parameters(self):
-        super().reset_parameters()
-        self._reset_hardware_weights()
-
     def forward(self, input):
         x, w = self._operands(input)
         y = conv1d(x, w, self.stride[0], self.num_sends, self.wait_between_events, self.mode,
@@ -339,11 +330,8 @@ class Conv1d(torch.nn.Conv1d, _HardwareLayer):
             return y
         return y + self.bias.reshape(-1, 1)
 
-    def extra_repr(self):
-        return super().extra_repr() + self._hardware_repr()
 
-
-class Conv2d(torch.nn.Conv2d, _HardwareLayer):
+class Conv2d(_HardwareLayer, torch.nn.Conv2d):
     """torch.nn.Conv2d on the hardware (no padding, equal strides, dilation 1, groups 1)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
@@ -355,10 +343,6 @@ class Conv2d(torch.nn.Conv2d, _HardwareLayer):
         _check_conv("Conv2d", self.stride, self.padding, self.dilation, self.groups)
         self._hardware(num_sends, wait_between_events, mode, input_transform, weight_transform)
 
-    def reset_parameters(self):
-        super().reset_parameters()
-        self._reset_hardware_weights()
-
     def forward(self, input):
         x, w = self._operands(input)
         y = conv2d(x, w, self.stride[0], self.num_sends, self.wait_between_events, self.mode,
@@ -366,9 +350,6 @@ class Conv2d(torch.nn.Conv2d, _HardwareLayer):
         if self.bias is None:
             return y
         return y + self.bias.reshape(-1, 1, 1)
-
-    def extra_repr(self):
-        return super().extra_repr() + self._hardware_repr()
 
 
 __all__ = ["matmul", "conv1d", "conv2d", "Linear", "Conv1d", "Conv2d", "configure", "config",

@@ -41,3 +41,26 @@ def nmsim_trace_cli():
 @pytest.fixture(scope="session")
 def nmsim_binary():
     return _tool("NMSIM_BINARY")
+
+
+@pytest.fixture(scope="session")
+def hagen():
+    """The compiled module nmsim._hagen (docs/torch.md); fails naming the build command if it is
+    missing."""
+    from nmsim import _native
+
+    try:
+        return _native.load()
+    except ImportError as e:
+        pytest.fail(str(e))
+
+
+@pytest.fixture
+def torch_defaults():
+    """nmsim.torch's module-wide settings restored and its statistics zeroed around a test."""
+    import nmsim.torch as hx
+
+    saved = hx.Config(**vars(hx.config))
+    hx.reset_stats()
+    yield
+    hx.configure(**vars(saved))

@@ -17,27 +17,13 @@ sys.path.insert(0, str(SOURCE_DIR / "python"))
 sys.path.insert(0, str(SOURCE_DIR / "tools" / "examples" / "har"))
 
 import nmsim.torch as hx  # noqa: E402
-from nmsim import _native  # noqa: E402
 
 import har_data  # noqa: E402
 import har_model  # noqa: E402
 import har_train  # noqa: E402
 
 
-@pytest.fixture(scope="module", autouse=True)
-def hagen():
-    try:
-        return _native.load()
-    except ImportError as e:
-        pytest.fail(str(e))
-
-
-@pytest.fixture(autouse=True)
-def default_config():
-    saved = hx.Config(**vars(hx.config))
-    hx.reset_stats()
-    yield
-    hx.configure(**vars(saved))
+pytestmark = pytest.mark.usefixtures("hagen", "torch_defaults")
 
 
 @pytest.fixture(scope="module")

@@ -12,21 +12,7 @@ from nmsim import _native
 import nmsim.torch as hx
 
 
-@pytest.fixture(scope="module")
-def hagen():
-    try:
-        return _native.load()
-    except ImportError as e:
-        pytest.fail(str(e))
-
-
-@pytest.fixture(autouse=True)
-def default_config():
-    """Every test starts from the default settings and zero statistics."""
-    saved = hx.Config(**vars(hx.config))
-    hx.reset_stats()
-    yield
-    hx.configure(**vars(saved))
+pytestmark = pytest.mark.usefixtures("torch_defaults")
 
 
 def numpy_reference(x, w, num_sends):

@@ -48,14 +48,20 @@ std::vector<uint64_t> config_program(const std::vector<hg::ConfigWord>& words) {
     return p;
 }
 
-class Bss2HagenChip : public test::SystemCTest {};
-
-TEST_F(Bss2HagenChip, IdealTileOnTheChipEqualsTheIntegerReference) {
+// The ideal setting: no fixed-pattern residuals (the noise is off by default).
+ChipParams ideal_params() {
     ChipParams p;
     p.neuron.mismatch_tau_rel = 0;
     p.neuron.mismatch_c_rel = 0;
     p.neuron.mismatch_w_rel = 0;
     p.neuron.mismatch_v_mV = 0;
+    return p;
+}
+
+class Bss2HagenChip : public test::SystemCTest {};
+
+TEST_F(Bss2HagenChip, IdealTileOnTheChipEqualsTheIntegerReference) {
+    const ChipParams p = ideal_params();
     Chip chip("chip", p, 5);
 
     std::mt19937_64 rng(21);
@@ -118,11 +124,7 @@ struct ProductHost : sc_core::sc_module {
 };
 
 TEST_F(Bss2HagenChip, ExecutorSumsRowSplitsOverTilesAndChips) {
-    ChipParams p;
-    p.neuron.mismatch_tau_rel = 0;
-    p.neuron.mismatch_c_rel = 0;
-    p.neuron.mismatch_w_rel = 0;
-    p.neuron.mismatch_v_mV = 0;
+    const ChipParams p = ideal_params();
     Chip a("a", p, 5), b("b", p, 6);
     std::mt19937_64 rng(22);
     const uint32_t in = 300, out = 600, batch = 2;
@@ -169,11 +171,7 @@ TEST_F(Bss2HagenChip, ExecutorSumsRowSplitsOverTilesAndChips) {
 // synapses rewritten before every vector) give the same values; the rewrite multiplies the data
 // sent per vector.
 TEST_F(Bss2HagenChip, ChunkedBatchesAndSynapseRewriteGiveTheSameValues) {
-    ChipParams p;
-    p.neuron.mismatch_tau_rel = 0;
-    p.neuron.mismatch_c_rel = 0;
-    p.neuron.mismatch_w_rel = 0;
-    p.neuron.mismatch_v_mV = 0;
+    const ChipParams p = ideal_params();
     Chip chip("chip", p, 5);
     std::mt19937_64 rng(23);
     const uint32_t in = 200, out = 40, batch = 5;
