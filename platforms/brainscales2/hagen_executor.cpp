@@ -80,8 +80,9 @@ class ChipPipeline {
 public:
     ChipPipeline(Fpga& fpga, const HagenHostParams& hp, HostThreads& threads,
                  const hg::IntMatrix& x, const hg::IntMatrix& w, const hg::VectorTiming& timing,
-                 std::vector<std::vector<hg::Tile>> groups, uint64_t max_words)
-        : m_fpga(fpga),
+                 std::vector<std::vector<hg::Tile>> groups, uint64_t max_words, uint64_t& decoded)
+        : m_decoded(decoded),
+          m_fpga(fpga),
           m_hp(hp),
           m_threads(threads),
           m_x(x),
@@ -170,11 +171,13 @@ private:
                 for (size_t t = 0; t < ys.size(); ++t)
                     results[j.first_tile + t].second.set_rows(j.b0, ys[t]);
                 times.vectors += uint64_t{j.n} * ys.size();
+                m_decoded += uint64_t{j.n} * ys.size();
             }
             std::vector<uint64_t>().swap(m_responses[k]);
         }
     }
 
+    uint64_t& m_decoded;  // the executor's progress counter
     Fpga& m_fpga;
     const HagenHostParams& m_hp;
     HostThreads& m_threads;
@@ -242,7 +245,7 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
         if (any)
             pipes.push_back(std::make_unique<ChipPipeline>(m_chips[c]->fpga(), m_host, threads, x,
                                                            w, timing, std::move(groups),
-                                                           m_max_program_words));
+                                                           m_max_program_words, m_vectors_decoded));
     }
     std::vector<sc_core::sc_process_handle> handles;
     for (auto& p : pipes) {

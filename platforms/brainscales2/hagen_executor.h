@@ -56,10 +56,14 @@ public:
     // 004 sec. 5.2.4's FPGA throughput measurement): larger batches run as several programs.
     void set_max_program_words(uint64_t words) { m_max_program_words = words ? words : 1; }
 
+    // Tile vectors whose results the host has decoded, over all products so far (progress).
+    uint64_t vectors_decoded() const { return m_vectors_decoded; }
+
 private:
     std::vector<Chip*> m_chips;
     HagenHostParams m_host;
     uint64_t m_max_program_words = uint64_t{8} << 20;
+    uint64_t m_vectors_decoded = 0;
 };
 
 }  // namespace nmsim::bss2

@@ -30,6 +30,7 @@ public:
         SC_HAS_PROCESS(Driver);
         SC_THREAD(main);
     }
+    uint64_t vectors_decoded() const { return m_exec.vectors_decoded(); }
     hg::IntMatrix y;
     nmsim::bss2::HagenTimes times;
     bool finished = false;
@@ -91,10 +92,10 @@ void HagenHost::begin(run::RunContext& ctx) {
     }
 }
 
-// Vectors done: not observable inside one product without a hook in the executor; the product
-// counts as one unit.
+// Tile vectors whose results the host has decoded, of batch x tiles.
 run::Progress HagenHost::progress() const {
-    return {m_driver && m_driver->finished ? 1u : 0u, 1, "products"};
+    const uint64_t total = uint64_t{m_c.x.rows} * m_c.plan.tiles.size();
+    return {m_driver ? std::min(m_driver->vectors_decoded(), total) : 0, total, "tile vectors"};
 }
 
 void HagenHost::collect(run::RunContext& ctx) {
