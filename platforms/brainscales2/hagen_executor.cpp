@@ -80,8 +80,12 @@ class ChipPipeline {
 public:
     ChipPipeline(Fpga& fpga, const HagenHostParams& hp, HostThreads& threads,
                  const hg::IntMatrix& x, const hg::IntMatrix& w, const hg::VectorTiming& timing,
-                 std::vector<std::vector<hg::Tile>> groups, uint64_t max_words, uint64_t& decoded)
-        : m_decoded(decoded),
+                 const hg::MacGraph& graph, std::vector<std::vector<hg::Tile>> groups,
+                 std::vector<compiler::bss2::ExecutionInstance> instances, uint64_t max_words,
+                 uint64_t& decoded)
+        : m_graph(graph),
+          m_instances(std::move(instances)),
+          m_decoded(decoded),
           m_fpga(fpga),
           m_hp(hp),
           m_threads(threads),
@@ -133,14 +137,10 @@ private:
 
     std::vector<uint64_t> make_program(const Job& j) const {
         const std::vector<hg::Tile>& g = m_groups[j.pass];
-        if (j.config) {
-            std::vector<hg::ConfigWord> words;
-            for (const hg::Tile& t : g) {
-                const std::vector<hg::ConfigWord> tw = hg::tile_config(t, m_w);
-                words.insert(words.end(), tw.begin(), tw.end());
-            }
-            return config_program(words);
-        }
+        // The pass's static configuration: the lowering of its execution instance.
+        if (j.config)
+            return config_program(
+                compiler::bss2::configuration(m_graph.graph, m_instances[j.pass]));
         return hg::tile_program(g, m_x.slice_rows(j.b0, j.n), m_w, m_timing);
     }
 
@@ -177,7 +177,9 @@ private:
         }
     }
 
-    uint64_t& m_decoded;  // the executor's progress counter
+    const hg::MacGraph& m_graph;
+    std::vector<compiler::bss2::ExecutionInstance> m_instances;  // per pass (with tiles)
+    uint64_t& m_decoded;                                         // the executor's progress counter
     Fpga& m_fpga;
     const HagenHostParams& m_hp;
     HostThreads& m_threads;
@@ -233,19 +235,25 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
     t.host_preprocess_ps = threads.work(host_time(pre, m_host).preprocess_s);
     // One pipeline per chip over all its passes; the chips work concurrently and share the host's
     // threads.
+    // The product's signal-flow graph: an execution instance per (chip, pass); its lowering is
+    // each pass's configuration (hagen_graph.h).
+    const hg::MacGraph graph = hg::build_mac_graph(plan, w, timing);
     std::vector<std::unique_ptr<ChipPipeline>> pipes;
     for (uint32_t c = 0; c < plan.chips; ++c) {
         std::vector<std::vector<hg::Tile>> groups(plan.passes);
+        std::vector<compiler::bss2::ExecutionInstance> instances(plan.passes);
         bool any = false;
-        for (const hg::Tile& tile : plan.tiles)
-            if (tile.chip == c) {
-                groups[tile.pass].push_back(tile);
-                any = true;
-            }
+        for (const hg::MacGraph::Group& grp : graph.groups) {
+            if (grp.instance.chip.value != c) continue;
+            const size_t pass = grp.instance.index.value;
+            for (size_t k : grp.tiles) groups[pass].push_back(plan.tiles[k]);
+            instances[pass] = grp.instance;
+            any = true;
+        }
         if (any)
-            pipes.push_back(std::make_unique<ChipPipeline>(m_chips[c]->fpga(), m_host, threads, x,
-                                                           w, timing, std::move(groups),
-                                                           m_max_program_words, m_vectors_decoded));
+            pipes.push_back(std::make_unique<ChipPipeline>(
+                m_chips[c]->fpga(), m_host, threads, x, w, timing, graph, std::move(groups),
+                std::move(instances), m_max_program_words, m_vectors_decoded));
     }
     std::vector<sc_core::sc_process_handle> handles;
     for (auto& p : pipes) {

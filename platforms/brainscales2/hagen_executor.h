@@ -13,6 +13,7 @@
 
 #include "platforms/brainscales2/chip.h"
 #include "platforms/brainscales2/hagen_host.h"
+#include "tools/compiler/bss2/hagen_graph.h"
 #include "tools/compiler/bss2/hagen_ops.h"
 #include "tools/compiler/bss2/hagen_program.h"
 

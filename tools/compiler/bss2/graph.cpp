@@ -35,6 +35,10 @@ const char* to_string(ConnectionType t) {
             return "DataMADCSamples";
         case ConnectionType::DataCADCSamples:
             return "DataCADCSamples";
+        case ConnectionType::DataUInt5:
+            return "DataUInt5";
+        case ConnectionType::DataInt8:
+            return "DataInt8";
     }
     return "?";
 }
@@ -243,6 +247,35 @@ std::string SpikeLabelMap::check() const {
     for (const auto& [from, to] : labels)
         if (from > 0xFFFFu || to > 0xFFFFu) return "labels must be 16-bit L2 events";
     return "";
+}
+
+std::string MACSpikeTrainGenerator::check() const {
+    if (parts.empty() || parts.size() > BSS2_HEMISPHERES)
+        return "one or two tiles (hemispheres), got " + std::to_string(parts.size());
+    if (parts.size() == 2 && parts[0].hemi == parts[1].hemi) return "both tiles on one hemisphere";
+    for (const Part& part : parts) {
+        if (auto e = check_hemi(part.hemi); !e.empty()) return e;
+        if (part.rows == 0 || part.rows > BSS2_DRIVERS)
+            return std::to_string(part.rows) + " inputs on a hemisphere (1..128 signed inputs)";
+        if (part.row0 + part.rows > size)
+            return "inputs " + std::to_string(part.row0) + ".." +
+                   std::to_string(part.row0 + part.rows - 1) + " outside the vector of " +
+                   std::to_string(size);
+    }
+    if (num_sends == 0 || wait == 0) return "num_sends and wait must be >= 1";
+    return "";
+}
+
+std::vector<Port> Concatenation::inputs() const {
+    std::vector<Port> p;
+    for (size_t n : sizes) p.push_back({n, ConnectionType::DataInt8});
+    return p;
+}
+
+Port Concatenation::output() const {
+    size_t n = 0;
+    for (size_t k : sizes) n += k;
+    return {n, ConnectionType::DataInt8};
 }
 
 // ---- generic vertex access ----------------------------------------------------------------

@@ -44,6 +44,8 @@ enum class ConnectionType {
     DataTimedSpikeFromChipSequence,  // host data: recorded spikes
     DataMADCSamples,                 // host data: MADC samples of one neuron
     DataCADCSamples,                 // host data: CADC values of many neurons
+    DataUInt5,                       // host data: 5-bit activation vectors (hagen mode)
+    DataInt8,                        // host data: int8 result vectors (hagen mode)
 };
 const char* to_string(ConnectionType t);
 
@@ -316,10 +318,89 @@ struct SpikeLabelMap {
     std::string check() const;
 };
 
+// ---- hagen mode (the synapse arrays as vector-matrix multipliers; seeds 002 and 004) --------
+// A product's graph (tools/compiler/bss2/hagen_graph.h) follows grenade's MAC graph: host input
+// vectors -> spike-train generator (digital op) -> DataInput -> CrossbarL2Input -> crossbar
+// nodes -> PADI buses -> synapse drivers in hagen mode -> SynapseArrayView (signed weights on row
+// pairs) -> NeuronView (integrators) -> CADCMembraneReadoutView -> MACResult (int8) -> Addition
+// (row splits) -> Concatenation (column splits).
+
+// Host-provided input vectors (the data key of the product's inputs): n 5-bit activations.
+struct VectorInput {
+    static constexpr const char* name = "VectorInput";
+    static constexpr bool can_connect_different_execution_instances = true;
+    static constexpr bool variadic_input = false;
+    static constexpr bool is_digital_op = false;
+    size_t size = 0;
+    std::vector<Port> inputs() const { return {}; }
+    Port output() const { return {size, ConnectionType::DataUInt5}; }
+    std::string check() const { return size ? "" : "no inputs"; }
+};
+
+// Host digital operation: the events of each vector (one per non-zero input, the activation in
+// the label, `num_sends` times, `wait` FPGA cycles apart; grenade's MACSpikeTrainGenerator). Its
+// input is the whole vector (`size` values); part k sends inputs row0 .. row0 + rows - 1 to the
+// drivers 0 .. rows - 1 of hemisphere hemi.
+struct MACSpikeTrainGenerator {
+    static constexpr const char* name = "MACSpikeTrainGenerator";
+    static constexpr bool can_connect_different_execution_instances = true;
+    static constexpr bool variadic_input = false;
+    static constexpr bool is_digital_op = true;
+    struct Part {
+        uint32_t hemi = 0;
+        size_t row0 = 0, rows = 0;
+    };
+    size_t size = 0;
+    std::vector<Part> parts;
+    uint32_t num_sends = 1, wait = 8;
+    std::vector<Port> inputs() const { return {{size, ConnectionType::DataUInt5}}; }
+    Port output() const { return {1, ConnectionType::DataTimedSpikeSequence}; }
+    std::string check() const;
+};
+
+// Host digital operation: a tile's result, y = clamp(CADC after - CADC baseline, -128, 127).
+struct MACResult {
+    static constexpr const char* name = "MACResult";
+    static constexpr bool can_connect_different_execution_instances = true;
+    static constexpr bool variadic_input = false;
+    static constexpr bool is_digital_op = true;
+    size_t size = 0;
+    bool baseline = true;  // else the resting level is code 128
+    std::vector<Port> inputs() const { return {{size, ConnectionType::DataCADCSamples}}; }
+    Port output() const { return {size, ConnectionType::DataInt8}; }
+    std::string check() const { return size ? "" : "no columns"; }
+};
+
+// Host digital operation: the sum of the row splits' partial results, clamped to int8
+// (grenade's Addition).
+struct Addition {
+    static constexpr const char* name = "Addition";
+    static constexpr bool can_connect_different_execution_instances = true;
+    static constexpr bool variadic_input = true;
+    static constexpr bool is_digital_op = true;
+    size_t size = 0;
+    std::vector<Port> inputs() const { return {{size, ConnectionType::DataInt8}}; }
+    Port output() const { return {size, ConnectionType::DataInt8}; }
+    std::string check() const { return size ? "" : "no values"; }
+};
+
+// Host digital operation: the column splits side by side (in-port k: sizes[k] values).
+struct Concatenation {
+    static constexpr const char* name = "Concatenation";
+    static constexpr bool can_connect_different_execution_instances = true;
+    static constexpr bool variadic_input = false;
+    static constexpr bool is_digital_op = true;
+    std::vector<size_t> sizes;
+    std::vector<Port> inputs() const;
+    Port output() const;
+    std::string check() const { return sizes.empty() ? "no parts" : ""; }
+};
+
 using Vertex =
     std::variant<ExternalInput, DataInput, CrossbarL2Input, CrossbarNode, PADIBus, SynapseDriver,
                  SynapseArrayView, NeuronView, NeuronEventOutputView, CrossbarL2Output, DataOutput,
-                 BackgroundSpikeSource, MADCReadoutView, CADCMembraneReadoutView, SpikeLabelMap>;
+                 BackgroundSpikeSource, MADCReadoutView, CADCMembraneReadoutView, SpikeLabelMap,
+                 VectorInput, MACSpikeTrainGenerator, MACResult, Addition, Concatenation>;
 
 const char* vertex_name(const Vertex& v);
 bool is_digital_op(const Vertex& v);

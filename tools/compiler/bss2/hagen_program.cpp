@@ -1,6 +1,8 @@
 // A hagen-mode tile on the chip: configuration, playback program, results (hagen_program.h).
 #include "tools/compiler/bss2/hagen_program.h"
 
+#include "tools/compiler/bss2/hagen_graph.h"
+
 #include <algorithm>
 #include <string>
 
@@ -12,39 +14,11 @@ namespace nmsim::compiler::bss2::hagen {
 namespace {
 
 constexpr uint32_t kL2Channel = 0;
-constexpr uint32_t kHemiBit = 13, kBusShift = 11;
-constexpr uint32_t kRouteMask = (1u << kHemiBit) | (3u << kBusShift);
 
 uint32_t label14(uint32_t hemi, uint32_t row, uint32_t x) {
     const uint32_t bus = row % BSS2_PADI_PER_HEMI, rowsel = row / BSS2_PADI_PER_HEMI;
-    return hemi << kHemiBit | bus << kBusShift | rowsel << BSS2_PADI_ROWSEL_SHIFT |
+    return hemi << kLabelHemiBit | bus << kLabelBusShift | rowsel << BSS2_PADI_ROWSEL_SHIFT |
            ((32u - x) & 0x1Fu);
-}
-
-// Integrator neuron words (bss2_map.h units): reset potential 600 mV = CADC code 128; the
-// time constants only have to be valid (the integrator has no leak and no synaptic kernel).
-std::vector<ConfigWord> neuron_words(uint32_t hemi, uint32_t col) {
-    const uint32_t base = BSS2_NEURON(hemi, col);
-    return {
-        {base + BSS2_NRN_CFG, BSS2_NRN_CFG_ENABLE | BSS2_NRN_CFG_INTEGRATOR},
-        {base + BSS2_NRN_ADDR_OUT, 0},
-        {base + BSS2_NRN_V_LEAK, 600000},
-        {base + BSS2_NRN_V_RESET, 600000},
-        {base + BSS2_NRN_V_THRESHOLD, 1200000},
-        {base + BSS2_NRN_V_EXP, 1200000},
-        {base + BSS2_NRN_DELTA_T, 1000},
-        {base + BSS2_NRN_C_MEM, 2200},
-        {base + BSS2_NRN_TAU_MEM, 10000000},
-        {base + BSS2_NRN_TAU_SYN_EXC, 320000},
-        {base + BSS2_NRN_TAU_SYN_INH, 320000},
-        {base + BSS2_NRN_TAU_W, 100000000},
-        {base + BSS2_NRN_A, 0},
-        {base + BSS2_NRN_B, 0},
-        {base + BSS2_NRN_T_REF, 0},
-        {base + BSS2_NRN_I_OFFSET, 0},
-        {base + BSS2_NRN_W_EXC, 1000000},
-        {base + BSS2_NRN_W_INH, 1000000},
-    };
 }
 
 // Columns 0 .. cols-1 of a half as (quad, mask of used columns) pairs.
@@ -73,24 +47,14 @@ void emit_cadc(std::vector<uint64_t>& p, const std::vector<Tile>& tiles, uint32_
             p.push_back(bss2_pb_read(BSS2_CADC_QUAD(t.half, q)));
 }
 
-// Synapses of a tile: the signed weight on its row pair (row 2i inhibitory, 2i + 1 excitatory),
-// label 0.
-std::vector<ConfigWord> synapse_words(const Tile& t, const IntMatrix& w) {
-    std::vector<ConfigWord> cfg;
-    cfg.reserve(size_t{2} * t.rows * t.cols);
-    for (uint32_t i = 0; i < t.rows; ++i)
-        for (uint32_t c = 0; c < t.cols; ++c) {
-            const int32_t v = w.at(t.row0 + i, t.col0 + c);
-            cfg.push_back({BSS2_SYNAPSE(t.half, 2 * i, c), static_cast<uint32_t>(v < 0 ? -v : 0)});
-            cfg.push_back(
-                {BSS2_SYNAPSE(t.half, 2 * i + 1, c), static_cast<uint32_t>(v > 0 ? v : 0)});
-        }
-    return cfg;
-}
-
-// The v1 workaround rewrites a tile's synapses before every vector.
-void emit_synapses(std::vector<uint64_t>& p, const Tile& t, const IntMatrix& w) {
-    for (const auto& [a, d] : synapse_words(t, w)) p.push_back(bss2_pb_write(a, d));
+// The v1 workaround rewrites the tiles' synapses before every vector: the synapse words of
+// their configuration.
+std::vector<uint64_t> synapse_program(const std::vector<Tile>& tiles, const IntMatrix& w) {
+    std::vector<uint64_t> p;
+    for (const Tile& t : tiles)
+        for (const auto& [a, d] : tile_config(t, w))
+            if (a >= BSS2_SYNAPSE_BASE) p.push_back(bss2_pb_write(a, d));
+    return p;
 }
 
 void check_group(const std::vector<Tile>& tiles, const IntMatrix& x, const VectorTiming& timing) {
@@ -139,39 +103,26 @@ uint32_t emit_events(std::vector<uint64_t>& p, const std::vector<Tile>& tiles, c
 }  // namespace
 
 std::vector<ConfigWord> tile_config(const Tile& t, const IntMatrix& w) {
-    check_weights(w, "tile");
-    std::vector<ConfigWord> cfg;
-    const uint32_t h = t.half;
-    // Routing: L2 channel 0 -> the four PADI buses of the half, enabled.
-    for (uint32_t b = 0; b < BSS2_PADI_PER_HEMI; ++b) {
-        const uint32_t node = BSS2_XBAR_NODE(BSS2_XIN_L2(kL2Channel), BSS2_XOUT_PADI(h, b));
-        cfg.push_back({node + BSS2_XBAR_MASK, kRouteMask | (1u << BSS2_XBAR_MASK_ENABLE_SHIFT)});
-        cfg.push_back({node + BSS2_XBAR_TARGET, h << kHemiBit | b << kBusShift});
-        cfg.push_back({BSS2_PADI(h, b), 1});
-    }
-    // Drivers: one per signed input, hagen mode, rows {inhibitory, excitatory}; the rest off.
-    for (uint32_t d = 0; d < BSS2_DRIVERS; ++d) {
-        const uint32_t on = (0x1Fu << BSS2_SYNDRV_CFG_ROWMASK_SHIFT) |
-                            (BSS2_ROW_INHIBITORY << BSS2_SYNDRV_CFG_MODE0_SHIFT) |
-                            (BSS2_ROW_EXCITATORY << BSS2_SYNDRV_CFG_MODE1_SHIFT) |
-                            (1u << BSS2_SYNDRV_CFG_ENABLE_SHIFT) |
-                            (1u << BSS2_SYNDRV_CFG_HAGEN_SHIFT);
-        cfg.push_back({BSS2_SYNDRV(h, d) + BSS2_SYNDRV_CFG, d < t.rows ? on : 0u});
-    }
-    const std::vector<ConfigWord> syn = synapse_words(t, w);
-    cfg.insert(cfg.end(), syn.begin(), syn.end());
-    for (uint32_t c = 0; c < t.cols; ++c)
-        for (const ConfigWord& nw : neuron_words(h, c)) cfg.push_back(nw);
-    return cfg;
+    MatmulPlan one;
+    one.op = "tile";
+    one.in_features = w.rows;
+    one.out_features = w.cols;
+    one.row_splits = one.col_splits = one.chips = one.passes = 1;
+    Tile at = t;
+    at.chip = at.pass = 0;
+    one.tiles = {at};
+    const MacGraph g = build_mac_graph(one, w, VectorTiming{});
+    return configuration(g.graph, g.groups.at(0).instance);
 }
 
 std::vector<uint64_t> tile_program(const std::vector<Tile>& tiles, const IntMatrix& x,
                                    const IntMatrix& w, const VectorTiming& timing) {
     check_group(tiles, x, timing);
+    const std::vector<uint64_t> rewrite =
+        timing.rewrite_synapses ? synapse_program(tiles, w) : std::vector<uint64_t>{};
     std::vector<uint64_t> p;
     for (uint32_t b = 0; b < x.rows; ++b) {
-        if (timing.rewrite_synapses)
-            for (const Tile& t : tiles) emit_synapses(p, t, w);
+        p.insert(p.end(), rewrite.begin(), rewrite.end());
         if (timing.baseline) {
             emit_reset(p, tiles);
             p.push_back(bss2_pb_make(BSS2_PB_TIMER_RESET, 0));

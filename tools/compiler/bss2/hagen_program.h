@@ -22,6 +22,10 @@
 
 namespace nmsim::compiler::bss2::hagen {
 
+// Route bits of an event's 14-bit label: the chip half and the PADI bus (the crossbar nodes of
+// the product's graph forward on them; hagen_graph.h).
+constexpr uint32_t kLabelHemiBit = 13, kLabelBusShift = 11;
+
 struct VectorTiming {
     uint32_t num_sends = 1;            // repetitions of the vector (seed 002 sec. 3.5)
     uint32_t wait_between_events = 8;  // FPGA cycles (8 ns) between events (seed 004 List. 25)
@@ -37,8 +41,9 @@ struct VectorTiming {
 using ConfigWord = std::pair<uint32_t, uint32_t>;  // Omnibus address, data
 
 // Static configuration of tile `t` (weights w rows [t.row0, +t.rows) x cols [t.col0, +t.cols))
-// on its chip half: synapses, synapse drivers, the crossbar nodes and PADI buses, integrator
-// neurons. `w` holds the whole operator's weights (range-checked).
+// on its chip half: the lowering of the tile's signal-flow graph (hagen_graph.h): crossbar nodes
+// and PADI buses, synapse drivers, synapses, integrator neurons. `w` holds the whole operator's
+// weights (range-checked).
 std::vector<ConfigWord> tile_config(const Tile& t, const IntMatrix& w);
 
 // The playback program (instruction words, ending in HALT) for the vectors x (batch x operator

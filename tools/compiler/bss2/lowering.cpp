@@ -64,7 +64,8 @@ uint32_t driver_cfg_word(const DriverCfg& d) {
            (d.lower5 ? 1u : 0u) << BSS2_SYNDRV_CFG_LOWER5_SHIFT |
            (d.mode[0] & 3u) << BSS2_SYNDRV_CFG_MODE0_SHIFT |
            (d.mode[1] & 3u) << BSS2_SYNDRV_CFG_MODE1_SHIFT |
-           (d.stp ? 1u : 0u) << BSS2_SYNDRV_CFG_STP_SHIFT | 1u << BSS2_SYNDRV_CFG_ENABLE_SHIFT;
+           (d.stp ? 1u : 0u) << BSS2_SYNDRV_CFG_STP_SHIFT | 1u << BSS2_SYNDRV_CFG_ENABLE_SHIFT |
+           (d.hagen ? 1u : 0u) << BSS2_SYNDRV_CFG_HAGEN_SHIFT;
 }
 
 // Same entity configured by two root vertices: fine if identical, an error otherwise.
@@ -80,7 +81,8 @@ void put(std::map<Key, std::pair<Value, std::string>>& m, const Key& k, const Va
 bool same(const NeuronProperties& a, const NeuronProperties& b) {
     for (const auto& f : kNeuronFields)
         if (a.*f.member != b.*f.member) return false;
-    return a.exponential == b.exponential && a.adaptation == b.adaptation;
+    return a.exponential == b.exponential && a.adaptation == b.adaptation &&
+           a.integrator == b.integrator;
 }
 
 struct NeuronEntry {
@@ -93,7 +95,7 @@ struct DriverEntry {
     DriverCfg d;
     bool operator==(const DriverEntry& o) const {
         return d.row_mask == o.d.row_mask && d.lower5 == o.d.lower5 && d.mode[0] == o.d.mode[0] &&
-               d.mode[1] == o.d.mode[1] && d.stp == o.d.stp &&
+               d.mode[1] == o.d.mode[1] && d.stp == o.d.stp && d.hagen == o.d.hagen &&
                (!d.stp || (d.stp_u == o.d.stp_u && d.stp_tau_rec == o.d.stp_tau_rec));
     }
 };
@@ -220,6 +222,7 @@ std::vector<ConfigWord> configuration(const Graph& g, ExecutionInstance instance
         if (fires.at(k)) flags |= BSS2_NRN_CFG_FIRE;
         if (p.exponential) flags |= BSS2_NRN_CFG_EXP;
         if (p.adaptation) flags |= BSS2_NRN_CFG_ADAPT;
+        if (p.integrator) flags |= BSS2_NRN_CFG_INTEGRATOR;
         const auto words =
             neuron_words(p, v.first.addr, flags, v.second + " column " + std::to_string(k.second));
         const uint32_t base = BSS2_NEURON(k.first, k.second);
@@ -261,6 +264,7 @@ ChipConfig decode_configuration(const std::vector<ConfigWord>& words) {
                 n.flags = data;
                 n.properties.exponential = (data & BSS2_NRN_CFG_EXP) != 0;
                 n.properties.adaptation = (data & BSS2_NRN_CFG_ADAPT) != 0;
+                n.properties.integrator = (data & BSS2_NRN_CFG_INTEGRATOR) != 0;
             } else if (off == BSS2_NRN_ADDR_OUT) {
                 n.addr = data & 0xFFu;
             } else {
@@ -294,6 +298,7 @@ ChipConfig decode_configuration(const std::vector<ConfigWord>& words) {
                     d.mode[1] = data >> BSS2_SYNDRV_CFG_MODE1_SHIFT & 3u;
                     d.stp = data >> BSS2_SYNDRV_CFG_STP_SHIFT & 1u;
                     d.enable = data >> BSS2_SYNDRV_CFG_ENABLE_SHIFT & 1u;
+                    d.hagen = data >> BSS2_SYNDRV_CFG_HAGEN_SHIFT & 1u;
                     break;
                 case BSS2_SYNDRV_STP_U:
                     d.stp_u = data & 0xFFu;

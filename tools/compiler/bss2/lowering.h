@@ -60,6 +60,7 @@ struct DecodedDriver {
     uint32_t mode[2] = {0, 0};
     bool stp = false;
     bool enable = false;
+    bool hagen = false;
     std::optional<uint32_t> stp_u;        // raw word (1/256)
     std::optional<uint32_t> stp_tau_rec;  // raw word (ns)
 };

@@ -55,6 +55,7 @@ struct NeuronProperties {
     double tau_w = 100.0;        // us
     double a = 0.0;              // uS   subthreshold adaptation
     double b = 0.0;              // nA   spike-triggered adaptation increment
+    bool integrator = false;     // hagen mode: integrates from v_reset, no leak, no spikes
 };
 
 enum class PopulationKind { external, internal, background };

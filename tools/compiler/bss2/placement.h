@@ -26,6 +26,7 @@ struct DriverCfg {  // synapse driver `driver` (0..127) of hemisphere `hemi`, en
     bool stp = false;
     double stp_u = 1.0;        // utilisation (stp only)
     double stp_tau_rec = 0.0;  // us (stp only)
+    bool hagen = false;        // hagen mode: the label's low 5 bits set the pulse length
 };
 
 struct SynapseCfg {  // one synapse cell in use
