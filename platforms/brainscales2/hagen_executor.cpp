@@ -203,6 +203,7 @@ HagenTimes& HagenTimes::operator+=(const HagenTimes& o) {
     total_ps += o.total_ps;
     wall_ps += o.wall_ps;
     executions += o.executions;
+    host_graph_ps += o.host_graph_ps;
     host_preprocess_ps += o.host_preprocess_ps;
     host_encode_ps += o.host_encode_ps;
     host_decode_ps += o.host_decode_ps;
@@ -238,6 +239,9 @@ hg::IntMatrix HagenExecutor::matmul(const hg::IntMatrix& x, const hg::IntMatrix&
     // The product's signal-flow graph: an execution instance per (chip, pass); its lowering is
     // each pass's configuration (hagen_graph.h).
     const hg::MacGraph graph = hg::build_mac_graph(plan, w, timing);
+    HagenHostWork built;
+    built.vertices = graph.graph.size();
+    t.host_graph_ps = threads.work(host_time(built, m_host).graph_s);
     std::vector<std::unique_ptr<ChipPipeline>> pipes;
     for (uint32_t c = 0; c < plan.chips; ++c) {
         std::vector<std::vector<hg::Tile>> groups(plan.passes);

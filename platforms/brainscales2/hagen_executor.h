@@ -29,7 +29,7 @@ struct HagenTimes {
     uint64_t wall_ps = 0;      // simulated time from the call to the result (chips overlap)
     uint64_t executions = 0;
     // The host's stages (hagen_host.h), simulated as time of the host threads.
-    uint64_t host_preprocess_ps = 0, host_encode_ps = 0, host_decode_ps = 0;
+    uint64_t host_graph_ps = 0, host_preprocess_ps = 0, host_encode_ps = 0, host_decode_ps = 0;
     uint64_t host_postprocess_ps = 0;
     uint64_t vectors = 0;  // input vectors run on tiles (batch x tiles)
     // Program words sent (8 B each): static configurations, vector programs; response words.

@@ -7,6 +7,7 @@ namespace nmsim::bss2 {
 
 HagenHostTime host_time(const HagenHostWork& w, const HagenHostParams& p) {
     HagenHostTime t;
+    t.graph_s = double(w.vertices) * p.graph_vertex_s;
     t.preprocess_s =
         double(w.inputs) / p.input_convert_hz + double(w.weights) / p.weight_convert_hz;
     t.encode_s =

@@ -33,6 +33,13 @@ struct HagenHostParams {
     NMSIM_PARAM(double, output_convert_hz, 276e6, "1/s", nmsim::range(1, 1e12),
                 "results converted from int8 to float per second",
                 "seed 004 sec. 5.5.1: int8 -> float at a median 276 MHz");
+    NMSIM_PARAM(double, graph_vertex_s, 41e-6, "s", nmsim::range(0, 1),
+                "graph construction per vertex of the product's signal-flow graph",
+                "calibrated on one number: seed 004 Fig. 5.20 spends 35 us per recording on "
+                "conversion and graph construction in minibatches of 1000 (35 ms per minibatch "
+                "of a three-operator model, about 11.7 ms per operator graph); nmsim's graph of a "
+                "full-chip product has 285 vertices -> 41 us per vertex (seed 004 Fig. 5.8: "
+                "constant per vertex up to 1e4 vertices; its absolute times are not in the text)");
     NMSIM_PARAM(uint32_t, threads, 16, "1", nmsim::range(1, 1024),
                 "host worker threads shared by the chips' encoding and decoding stages",
                 "seed 004 sec. 5.3.2: the real-hardware JIT runs used an AMD Ryzen 3800X "
@@ -45,15 +52,17 @@ struct HagenHostWork {
     uint64_t writes = 0, reads = 0, spikes = 0;     // instructions encoded (spike packs count
                                                     // as writes: one message each)
     uint64_t responses = 0;                         // response words decoded
+    uint64_t vertices = 0;                          // signal-flow graph vertices built
 };
 
 // Seconds per stage (seed 002 Fig. 2's categories, host side).
 struct HagenHostTime {
+    double graph_s = 0;        // building the product's signal-flow graph
     double preprocess_s = 0;   // tensor conversion to the chip's formats
     double encode_s = 0;       // building the playback programs' messages
     double decode_s = 0;       // parsing the responses
     double postprocess_s = 0;  // results to float
-    double total() const { return preprocess_s + encode_s + decode_s + postprocess_s; }
+    double total() const { return graph_s + preprocess_s + encode_s + decode_s + postprocess_s; }
 };
 
 HagenHostTime host_time(const HagenHostWork& w, const HagenHostParams& p);

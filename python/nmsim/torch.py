@@ -66,8 +66,8 @@ class Config:
 
 
 config = Config()
-_STAT_KEYS = ("transfer", "config", "realtime", "other", "host_preprocess", "host_encode",
-              "host_decode", "host_postprocess", "total", "wall")
+_STAT_KEYS = ("transfer", "config", "realtime", "other", "host_graph", "host_preprocess",
+              "host_encode", "host_decode", "host_postprocess", "total", "wall")
 _COUNT_KEYS = ("calls", "executions", "vectors", "macs")
 _stats = {}
 _last_times = {}
@@ -97,7 +97,7 @@ def reset_stats():
 
 def stats():
     """The simulate calls since the last ``reset_stats()``: simulated microseconds per category
-    (transfer, config, realtime, other, host_preprocess, host_encode, host_decode,
+    (transfer, config, realtime, other, host_graph, host_preprocess, host_encode, host_decode,
     host_postprocess; total = the chips' executions, wall = the products' duration with the
     chips overlapping) and counts (calls, executions, vectors, macs)."""
     return dict(_stats)

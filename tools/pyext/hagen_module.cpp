@@ -247,6 +247,7 @@ py::tuple simulate(const py::array& x, const py::array& w, int64_t num_sends,
     t["config"] = us(times.config_ps);
     t["realtime"] = us(times.realtime_ps);
     t["other"] = us(times.other_ps);
+    t["host_graph"] = us(times.host_graph_ps);
     t["host_preprocess"] = us(times.host_preprocess_ps);
     t["host_encode"] = us(times.host_encode_ps);
     t["host_decode"] = us(times.host_decode_ps);

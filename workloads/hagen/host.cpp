@@ -195,6 +195,7 @@ void HagenHost::write_metrics(run::RunContext& ctx) {
     run::write_metric(w, "hagen.config_us", "us", us(t.config_ps));
     run::write_metric(w, "hagen.realtime_us", "us", us(t.realtime_ps));
     run::write_metric(w, "hagen.other_us", "us", us(t.other_ps));
+    run::write_metric(w, "hagen.host_graph_us", "us", us(t.host_graph_ps));
     run::write_metric(w, "hagen.host_preprocess_us", "us", us(t.host_preprocess_ps));
     run::write_metric(w, "hagen.host_encode_us", "us", us(t.host_encode_ps));
     run::write_metric(w, "hagen.host_decode_us", "us", us(t.host_decode_ps));

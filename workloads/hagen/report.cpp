@@ -63,6 +63,7 @@ void HagenHost::report(const run::RunContext&, std::ostream& out) const {
         out << "    " << std::left << std::setw(18) << name << std::right << std::setw(14)
             << us_text(ps) << "  " << what << "\n";
     };
+    row("host graph", t.host_graph_ps, "signal-flow graph construction");
     row("host preprocess", t.host_preprocess_ps, "operands to the 5/6-bit formats");
     row("host encode", t.host_encode_ps, "playback programs to messages");
     row("transfer", t.transfer_ps, "programs and responses over the host link");

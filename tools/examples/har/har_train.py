@@ -132,7 +132,7 @@ def format_times(r):
     """Simulated time per window (the products' wall time and its categories, summed over the
     chips' executions) and the simulation's wall time per window."""
     s, n = r["stats"], r["n"]
-    host = s["host_preprocess"] + s["host_encode"] + s["host_decode"] + s["host_postprocess"]
+    host = sum(s[k] for k in s if k.startswith("host_"))
     return (f"simulated per window: {s['wall'] / n:.1f} us (transfer {s['transfer'] / n:.1f}, "
             f"configuration {s['config'] / n:.1f}, realtime {s['realtime'] / n:.1f}, other "
             f"{s['other'] / n:.1f}, host {host / n:.1f} us; {s['calls']} products, "
