@@ -35,9 +35,9 @@
 #include "models/brainscales2/routing/synapse_drivers.h"
 #include "models/common/param.h"
 #include "nmsim/hw/brainscales2/bss2_map.h"
-#include "platforms/brainscales2/hagen_host.h"
 #include "nmsim/trace/sink.h"
 #include "platforms/brainscales2/energy_params.h"
+#include "platforms/brainscales2/hagen_host.h"
 
 namespace nmsim::bss2 {
 
@@ -65,8 +65,9 @@ struct ChipParams {
     NMSIM_GROUP(FpgaParams, fpga, "FPGA: playback executor, host link (1 GbE), chip link");
     NMSIM_GROUP(Bss2EnergyParams, energy,
                 "chip and setup power, energy per event (docs/energy.md)");
-    NMSIM_GROUP(HagenHostParams, host,
-                "host computer in hagen mode: conversions, encoding, decoding (docs/bss2_hagen.md)");
+    NMSIM_GROUP(
+        HagenHostParams, host,
+        "host computer in hagen mode: conversions, encoding, decoding (docs/bss2_hagen.md)");
     NMSIM_GROUP(ChipSimParams, sim, "simulation control");
 };
 
@@ -87,6 +88,7 @@ public:
     void inject(uint32_t event16) override;
 
     Fpga& fpga() { return *m_fpga; }
+    const Fpga& fpga() const { return *m_fpga; }
     AdexArray& neurons() { return m_neurons; }
     const AdexArray& neurons() const { return m_neurons; }
     const PadiBus& padi(uint32_t hemi, uint32_t bus) const { return *m_padi[hemi * 4 + bus]; }

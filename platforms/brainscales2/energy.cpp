@@ -1,5 +1,6 @@
 #include "platforms/brainscales2/energy.h"
 
+#include <algorithm>
 #include <string>
 
 namespace nmsim::bss2 {
@@ -48,6 +49,22 @@ void add_bss2_energy(energy::Meter& m, Chip& chip) {
         f->name(), "host_link_bytes",
         [f, u] { return u(f->counters().wire_bytes_to_fpga + f->counters().wire_bytes_to_host); },
         e.host_byte_energy.j);
+}
+
+ChipEnergy chip_energy(const energy::Meter& m, const std::vector<const Chip*>& chips,
+                       const std::string& phase_prefix) {
+    std::vector<std::string> fpgas;
+    for (const Chip* c : chips) fpgas.push_back(c->fpga().name());
+    ChipEnergy e;
+    for (const auto& row : m.rows()) {
+        if (row.component == kSetupComponent ||
+            std::find(fpgas.begin(), fpgas.end(), row.component) != fpgas.end())
+            continue;
+        e.all_j += row.energy_j;
+        if (!phase_prefix.empty() && row.phase.rfind(phase_prefix, 0) == 0)
+            e.phase_j += row.energy_j;
+    }
+    return e;
 }
 
 }  // namespace nmsim::bss2

@@ -26,13 +26,7 @@ std::vector<uint64_t> config_program(const std::vector<hg::ConfigWord>& words) {
 // FPGA's program memory; the synapse rewrite of the v1 workaround makes programs large).
 uint32_t batch_chunk(const std::vector<hg::Tile>& group, uint32_t batch,
                      const hg::VectorTiming& timing, uint64_t max_words) {
-    uint64_t per_vector = 16;  // timer, trigger, waits, run markers
-    for (const hg::Tile& t : group) {
-        const uint64_t quads = (t.cols + 3u) / 4u;
-        per_vector += (timing.baseline ? 4 : 2) * quads;        // resets and reads
-        per_vector += uint64_t{2} * t.rows * timing.num_sends;  // wait + spikes per event
-        if (timing.rewrite_synapses) per_vector += uint64_t{2} * t.rows * t.cols;
-    }
+    const uint64_t per_vector = hg::vector_program_words(group, timing);
     return static_cast<uint32_t>(std::clamp<uint64_t>(max_words / per_vector, 1, batch));
 }
 

@@ -310,46 +310,43 @@ class Linear(_HardwareLayer, torch.nn.Linear):
         return y + self.bias if self.bias is not None else y
 
 
-class Conv1d(_HardwareLayer, torch.nn.Conv1d):
+class _HardwareConv(_HardwareLayer):
+    """The constructor and forward pass shared by Conv1d and Conv2d: `_op` names the layer in
+    messages, `_conv` is the unrolled convolution, `_bias_shape` spreads the bias over the output
+    positions of a channel."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", num_sends=1,
+                 wait_between_events=8, mode=None, input_transform=clamp_input,
+                 weight_transform=clamp_weight, device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype)
+        _check_conv(self._op, self.stride, self.padding, self.dilation, self.groups)
+        self._hardware(num_sends, wait_between_events, mode, input_transform, weight_transform)
+
+    def forward(self, input):
+        x, w = self._operands(input)
+        y = self._conv(x, w, self.stride[0], self.num_sends, self.wait_between_events, self.mode,
+                       self._op)
+        if self.bias is None:
+            return y
+        return y + self.bias.reshape(self._bias_shape)
+
+
+class Conv1d(_HardwareConv, torch.nn.Conv1d):
     """torch.nn.Conv1d on the hardware (no padding, dilation 1, groups 1)."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", num_sends=1,
-                 wait_between_events=8, mode=None, input_transform=clamp_input,
-                 weight_transform=clamp_weight, device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
-        _check_conv("Conv1d", self.stride, self.padding, self.dilation, self.groups)
-        self._hardware(num_sends, wait_between_events, mode, input_transform, weight_transform)
-
-    def forward(self, input):
-        x, w = self._operands(input)
-        y = conv1d(x, w, self.stride[0], self.num_sends, self.wait_between_events, self.mode,
-                   "Conv1d")
-        if self.bias is None:
-            return y
-        return y + self.bias.reshape(-1, 1)
+    _op = "Conv1d"
+    _conv = staticmethod(conv1d)
+    _bias_shape = (-1, 1)
 
 
-class Conv2d(_HardwareLayer, torch.nn.Conv2d):
+class Conv2d(_HardwareConv, torch.nn.Conv2d):
     """torch.nn.Conv2d on the hardware (no padding, equal strides, dilation 1, groups 1)."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", num_sends=1,
-                 wait_between_events=8, mode=None, input_transform=clamp_input,
-                 weight_transform=clamp_weight, device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
-        _check_conv("Conv2d", self.stride, self.padding, self.dilation, self.groups)
-        self._hardware(num_sends, wait_between_events, mode, input_transform, weight_transform)
-
-    def forward(self, input):
-        x, w = self._operands(input)
-        y = conv2d(x, w, self.stride[0], self.num_sends, self.wait_between_events, self.mode,
-                   "Conv2d")
-        if self.bias is None:
-            return y
-        return y + self.bias.reshape(-1, 1, 1)
+    _op = "Conv2d"
+    _conv = staticmethod(conv2d)
+    _bias_shape = (-1, 1, 1)
 
 
 __all__ = ["matmul", "conv1d", "conv2d", "Linear", "Conv1d", "Conv2d", "configure", "config",

@@ -28,6 +28,7 @@
 #include "platforms/brainscales2/chip.h"
 #include "platforms/brainscales2/hagen_executor.h"
 #include "platforms/brainscales2/hagen_host.h"
+#include "platforms/brainscales2/params.h"
 #include "tools/compiler/bss2/hagen_ops.h"
 #include "tools/compiler/bss2/hagen_program.h"
 
@@ -152,10 +153,9 @@ SimParams sim_params(const py::dict& params) {
         if (!it->set(text, err))
             throw hg::OperatorError("simulate: chip parameter " + name + " = " + text + ": " + err);
     }
-    if (s.chip.neuron.v_max_mV <= s.chip.neuron.v_min_mV)
-        throw hg::OperatorError("simulate: neuron.v_max_mV must be above neuron.v_min_mV");
-    if (s.chip.madc.v_max <= s.chip.madc.v_min)
-        throw hg::OperatorError("simulate: madc.v_max must be above madc.v_min");
+    const auto problems = nmsim::bss2::bss2_param_problems(s.chip);
+    if (!problems.empty())
+        throw hg::OperatorError("simulate: " + problems[0].first + " " + problems[0].second);
     return s;
 }
 

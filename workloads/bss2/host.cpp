@@ -183,15 +183,9 @@ void Bss2Host::collect(run::RunContext& ctx) {
     run::finish_energy(m_meter, *ctx.trace, sc_core::sc_time_stamp().value());
     // The chip alone (seed 004 sec. 5.6.4 quotes chip-only energies), in all phases and in the
     // realtime runs: without the setup's static power and the FPGA's events.
-    double chip_j = 0.0, chip_runs_j = 0.0;
-    const std::string fpga_name = m_chip->fpga().name();
-    for (const auto& row : m_meter.rows()) {
-        if (row.component == nmsim::bss2::kSetupComponent || row.component == fpga_name) continue;
-        chip_j += row.energy_j;
-        if (row.phase.rfind("run", 0) == 0) chip_runs_j += row.energy_j;
-    }
-    m_sum.chip_uj = chip_j * 1e6;
-    m_sum.chip_realtime_uj = chip_runs_j * 1e6;
+    const nmsim::bss2::ChipEnergy chip = nmsim::bss2::chip_energy(m_meter, {m_chip.get()}, "run");
+    m_sum.chip_uj = chip.all_j * 1e6;
+    m_sum.chip_realtime_uj = chip.phase_j * 1e6;
     run::write_metric(*ctx.trace, "energy.chip_uJ", "uJ", m_sum.chip_uj);
     run::write_metric(*ctx.trace, "energy.chip_realtime_uJ", "uJ", m_sum.chip_realtime_uj);
     if (sim_error().set)

@@ -100,14 +100,11 @@ run::Progress HagenHost::progress() const {
 
 void HagenHost::collect(run::RunContext& ctx) {
     run::finish_energy(m_meter, *ctx.trace, sc_core::sc_time_stamp().value());
-    double chip_j = 0, total_j = 0;
-    for (const auto& row : m_meter.rows()) {
-        total_j += row.energy_j;
-        if (row.component == nmsim::bss2::kSetupComponent) continue;
-        if (row.component.find(".fpga") != std::string::npos) continue;
-        chip_j += row.energy_j;
-    }
-    m_chip_uj = chip_j * 1e6;
+    double total_j = 0;
+    for (const auto& row : m_meter.rows()) total_j += row.energy_j;
+    std::vector<const Chip*> chips;
+    for (const auto& c : m_chips) chips.push_back(c.get());
+    m_chip_uj = nmsim::bss2::chip_energy(m_meter, chips).all_j * 1e6;
     m_total_uj = total_j * 1e6;
     run::write_metric(*ctx.trace, "energy.chip_uJ", "uJ", m_chip_uj);
     if (sim_error().set)

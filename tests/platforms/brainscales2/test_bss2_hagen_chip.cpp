@@ -176,7 +176,6 @@ TEST_F(Bss2HagenChip, ExecutorSumsRowSplitsOverTilesAndChips) {
 // sent per vector.
 TEST_F(Bss2HagenChip, ChunkedBatchesAndSynapseRewriteGiveTheSameValues) {
     const ChipParams p = ideal_params();
-    Chip chip("chip", p, 5);
     std::mt19937_64 rng(23);
     const uint32_t in = 200, out = 40, batch = 5;
     hg::IntMatrix x(batch, in), w(in, out);
@@ -187,32 +186,21 @@ TEST_F(Bss2HagenChip, ChunkedBatchesAndSynapseRewriteGiveTheSameValues) {
     hg::VectorTiming timing;
     timing.baseline = false;
     const hg::IntMatrix want = hg::reference_matmul(x, w, 1, plan);
-    HagenTimes plain, chunked, rewrite;
-    {
-        ProductHost host("plain", {&chip}, x, w, plan, timing);
+    // Each product on a fresh chip in a fresh kernel; its values must equal the reference.
+    auto product = [&](const char* name, const hg::VectorTiming& t, uint64_t max_words) {
+        test::fresh_systemc();
+        Chip c(name, p, 5);
+        ProductHost host("host", {&c}, x, w, plan, t);
+        if (max_words) host.exec.set_max_program_words(max_words);
         sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_SEC));
-        EXPECT_EQ(host.y.v, want.v);
-        plain = host.times;
-    }
-    test::fresh_systemc();
-    Chip chip2("chip2", p, 5);
-    {
-        ProductHost host("chunked", {&chip2}, x, w, plan, timing);
-        host.exec.set_max_program_words(600);  // about two vectors per program
-        sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_SEC));
-        EXPECT_EQ(host.y.v, want.v);
-        chunked = host.times;
-    }
-    test::fresh_systemc();
-    Chip chip3("chip3", p, 5);
-    {
-        hg::VectorTiming tr = timing;
-        tr.rewrite_synapses = true;
-        ProductHost host("rewrite", {&chip3}, x, w, plan, tr);
-        sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_SEC));
-        EXPECT_EQ(host.y.v, want.v);
-        rewrite = host.times;
-    }
+        EXPECT_EQ(host.y.v, want.v) << name;
+        return host.times;
+    };
+    const HagenTimes plain = product("plain", timing, 0);
+    const HagenTimes chunked = product("chunked", timing, 600);  // about two vectors per program
+    hg::VectorTiming tr = timing;
+    tr.rewrite_synapses = true;
+    const HagenTimes rewrite = product("rewrite", tr, 0);
     EXPECT_EQ(plain.executions, 2u);
     EXPECT_GE(chunked.executions, 4u);
     EXPECT_EQ(chunked.vectors, plain.vectors);

@@ -144,6 +144,16 @@ std::vector<uint64_t> tile_program(const Tile& t, const IntMatrix& x, const IntM
     return tile_program(std::vector<Tile>{t}, x, w, timing);
 }
 
+uint64_t vector_program_words(const std::vector<Tile>& tiles, const VectorTiming& timing) {
+    uint64_t words = 16;  // timer resets, triggers, waits, run markers
+    for (const Tile& t : tiles) {
+        words += uint64_t{timing.baseline ? 4u : 2u} * quads(t.cols);  // resets and reads
+        words += uint64_t{2} * t.rows * timing.num_sends;              // wait + spikes per event
+        if (timing.rewrite_synapses) words += uint64_t{2} * t.rows * t.cols;
+    }
+    return words;
+}
+
 std::vector<IntMatrix> tile_results(const std::vector<Tile>& tiles, uint32_t batch,
                                     const std::vector<uint64_t>& responses,
                                     const VectorTiming& timing) {

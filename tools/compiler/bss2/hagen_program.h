@@ -56,6 +56,10 @@ std::vector<uint64_t> tile_program(const std::vector<Tile>& tiles, const IntMatr
 std::vector<uint64_t> tile_program(const Tile& t, const IntMatrix& x, const IntMatrix& w,
                                    const VectorTiming& timing);
 
+// An upper bound of the instructions tile_program writes per vector for `tiles` (executors size
+// their programs with it).
+uint64_t vector_program_words(const std::vector<Tile>& tiles, const VectorTiming& timing);
+
 // Each tile's results (batch x cols) from the program's response words, in the order of
 // `tiles`. Throws OperatorError if a read is missing.
 std::vector<IntMatrix> tile_results(const std::vector<Tile>& tiles, uint32_t batch,
