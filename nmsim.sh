@@ -11,7 +11,7 @@ PACKAGES=(cmake ninja-build g++ pkg-config git
   libsystemc-dev libunicorn-dev libcapstone-dev libhdf5-dev hdf5-tools libcli11-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev nlohmann-json3-dev gcc-arm-none-eabi qemu-system-arm libonnx-dev libprotobuf-dev
   python3 python3-h5py python3-pandas python3-numpy python3-matplotlib python3-pytest python3-yaml python3-onnx python3-brian python3-torch pybind11-dev python3-pybind11 python3-dev graphviz slurm-wlm munge
-  clang-14 libclang-rt-14-dev)
+  clang-14 libclang-rt-14-dev zlib1g-dev dataset-fashion-mnist)
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 install_missing() {

@@ -2,6 +2,7 @@
 // dispatches on the scenario's workload key.
 #include "platforms/common/host_program.h"
 #include "workloads/bss2/host.h"
+#include "workloads/deepr/host.h"
 #include "workloads/dnn/host.h"
 #include "workloads/hagen/host.h"
 #include "workloads/pe/host.h"
@@ -15,6 +16,7 @@ std::unique_ptr<HostProgram> make_host_program(const std::string& kind) {
     if (kind == "bss2") return std::make_unique<workloads::bss2::Bss2Host>();
     if (kind == "snn") return std::make_unique<workloads::snn::SnnHost>();
     if (kind == "hagen") return std::make_unique<workloads::hagen::HagenHost>();
+    if (kind == "deepr") return std::make_unique<workloads::deepr::DeeprHost>();
     return nullptr;
 }
 

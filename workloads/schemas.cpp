@@ -2,6 +2,7 @@
 // them. A new kind adds one line here and one in hosts.cpp (docs/workloads.md).
 #include "tools/scenario/workload.h"
 #include "workloads/bss2/spec.h"
+#include "workloads/deepr/spec.h"
 #include "workloads/dnn/spec.h"
 #include "workloads/hagen/spec.h"
 #include "workloads/pe/spec.h"
@@ -16,6 +17,7 @@ const std::vector<const WorkloadSchema*>& workload_schemas() {
         &workloads::bss2::schema(),
         &workloads::snn::schema(),
         &workloads::hagen::schema(),
+        &workloads::deepr::schema(),
     };
     return all;
 }

@@ -63,6 +63,102 @@ bool memory_operand(const cs_insn& in, InsnCheck& c) {
 
 uint32_t bits_of(int r) { return r >= 0 && r < 16 ? 1u << r : 0u; }
 
+// Where an instruction stores, for the replay: the bytes and their address operands, or
+// kStoreUnknown for a store it cannot place (writeback addressing modes it does not follow,
+// exclusive stores, register lists of unusual kinds); 0 for no store.
+void place_store(const cs_insn& in, MicroOp& m) {
+    const cs_arm& a = in.detail->arm;
+    auto mem_op = [&]() -> const cs_arm_op* {
+        for (int o = 0; o < a.op_count; ++o)
+            if (a.operands[o].type == ARM_OP_MEM) return &a.operands[o];
+        return nullptr;
+    };
+    auto at = [&](uint8_t bytes) {
+        const cs_arm_op* op = mem_op();
+        if (!op || op->mem.base == ARM_REG_PC) {
+            m.store = MicroOp::kStoreUnknown;
+            return;
+        }
+        m.store = bytes;
+        m.st_base = static_cast<int8_t>(reg_index(op->mem.base));
+        // post-indexed (an immediate after the memory operand): the address is the base
+        const bool post = a.writeback && a.operands[a.op_count - 1].type != ARM_OP_MEM;
+        m.st_imm = post ? 0 : op->mem.disp;
+        if (op->mem.index != ARM_REG_INVALID) {
+            m.st_index = static_cast<int8_t>(reg_index(op->mem.index));
+            const arm_shifter t = op->shift.type;
+            if (post || op->mem.scale < 0 || (t != ARM_SFT_INVALID && t != ARM_SFT_LSL))
+                m.store = MicroOp::kStoreUnknown;
+            m.st_shift = static_cast<uint8_t>(t == ARM_SFT_LSL ? op->shift.value : op->mem.lshift);
+        }
+        if (m.st_base < 0) m.store = MicroOp::kStoreUnknown;
+    };
+    auto list_bytes = [&](int first) {
+        uint32_t bytes = 0;
+        for (int o = first; o < a.op_count; ++o) {
+            const arm_reg r = static_cast<arm_reg>(a.operands[o].reg);
+            bytes += (r >= ARM_REG_D0 && r <= ARM_REG_D31) ? 8u : 4u;
+        }
+        return bytes;
+    };
+    switch (in.id) {
+        case ARM_INS_STR:
+        case ARM_INS_STRT:
+            at(4);
+            if (a.operands[0].type == ARM_OP_REG) {
+                const int src = reg_index(a.operands[0].reg);
+                m.st_src = static_cast<int8_t>(src >= 0 && src != 15 ? src : -1);
+            }
+            return;
+        case ARM_INS_STRH:
+        case ARM_INS_STRHT:
+            return at(2);
+        case ARM_INS_STRB:
+        case ARM_INS_STRBT:
+            return at(1);
+        case ARM_INS_STRD:
+            return at(8);
+        case ARM_INS_VSTR: {
+            const arm_reg r = static_cast<arm_reg>(a.operands[0].reg);
+            return at((r >= ARM_REG_D0 && r <= ARM_REG_D31) ? 8 : 4);
+        }
+        case ARM_INS_PUSH:
+        case ARM_INS_VPUSH: {
+            const uint32_t bytes = list_bytes(0);
+            m.store = bytes < MicroOp::kStoreUnknown ? static_cast<uint8_t>(bytes)
+                                                     : MicroOp::kStoreUnknown;
+            m.st_base = 13;
+            m.st_imm = -static_cast<int32_t>(bytes);
+            return;
+        }
+        case ARM_INS_STM:
+        case ARM_INS_STMDB:
+        case ARM_INS_VSTMIA:
+        case ARM_INS_VSTMDB: {
+            const uint32_t bytes = list_bytes(1);
+            const int base = a.op_count > 0 && a.operands[0].type == ARM_OP_REG
+                                 ? reg_index(a.operands[0].reg)
+                                 : -1;
+            if (base < 0 || base == 15 || bytes >= MicroOp::kStoreUnknown) {
+                m.store = MicroOp::kStoreUnknown;
+                return;
+            }
+            m.store = static_cast<uint8_t>(bytes);
+            m.st_base = static_cast<int8_t>(base);
+            const bool down = in.id == ARM_INS_STMDB || in.id == ARM_INS_VSTMDB;
+            m.st_imm = down ? -static_cast<int32_t>(bytes) : 0;
+            return;
+        }
+        case ARM_INS_STREX:
+        case ARM_INS_STREXB:
+        case ARM_INS_STREXH:
+            m.store = MicroOp::kStoreUnknown;
+            return;
+        default:
+            return;
+    }
+}
+
 // The register effect of one instruction (MicroOp); `other` for what it does not describe.
 MicroOp micro_op(csh h, const cs_insn& in, const uint8_t* code, uint32_t block, size_t size) {
     const cs_arm& a = in.detail->arm;
@@ -163,6 +259,48 @@ MicroOp micro_op(csh h, const cs_insn& in, const uint8_t* code, uint32_t block, 
                 (void)code;
                 (void)block;
                 (void)size;
+                break;
+            }
+            [[fallthrough]];
+        case ARM_INS_LDRH:
+        case ARM_INS_LDRSH:
+        case ARM_INS_LDRB:
+        case ARM_INS_LDRSB:
+            if (a.op_count == 2 && !a.writeback && is_reg(0) && reg(0) != 15 &&
+                a.operands[1].type == ARM_OP_MEM && a.operands[1].mem.base != ARM_REG_PC) {
+                // a load whose value a later check may need (an index loaded from an array)
+                const arm_op_mem& mem = a.operands[1].mem;
+                m.kind = MicroOp::load;
+                m.rd = reg(0);
+                m.rn = static_cast<int8_t>(reg_index(mem.base));
+                m.imm = static_cast<uint32_t>(mem.disp);
+                m.size = in.id == ARM_INS_LDR                                ? 4
+                         : in.id == ARM_INS_LDRH || in.id == ARM_INS_LDRSH ? 2
+                                                                           : 1;
+                m.sign = in.id == ARM_INS_LDRSH || in.id == ARM_INS_LDRSB;
+                if (mem.index != ARM_REG_INVALID) {
+                    m.rm = static_cast<int8_t>(reg_index(mem.index));
+                    m.shift = static_cast<uint8_t>(mem.lshift);
+                    m.subtract = mem.scale < 0;
+                    const arm_shifter t = a.operands[1].shift.type;
+                    if (t != ARM_SFT_INVALID && t != ARM_SFT_LSL) m.kind = MicroOp::other;
+                    if (t == ARM_SFT_LSL) m.shift = static_cast<uint8_t>(a.operands[1].shift.value);
+                }
+                if (m.rn < 0 || (mem.index != ARM_REG_INVALID && m.rm < 0)) m.kind = MicroOp::other;
+            }
+            break;
+        case ARM_INS_LDRD:
+            if (a.op_count == 3 && !a.writeback && is_reg(0) && is_reg(1) && reg(0) != 15 &&
+                reg(1) != 15 && a.operands[2].type == ARM_OP_MEM &&
+                a.operands[2].mem.base != ARM_REG_PC &&
+                a.operands[2].mem.index == ARM_REG_INVALID) {
+                m.kind = MicroOp::load;
+                m.rd = reg(0);
+                m.rd2 = reg(1);
+                m.rn = static_cast<int8_t>(reg_index(a.operands[2].mem.base));
+                m.imm = static_cast<uint32_t>(a.operands[2].mem.disp);
+                m.size = 8;
+                if (m.rn < 0) m.kind = MicroOp::other;
             }
             break;
         default:
@@ -440,7 +578,11 @@ BlockAnalysis BlockAnalyzer::analyze(const uint8_t* code, size_t size, uint32_t 
     for (const InsnCheck& c : b.checks) replay = replay || c.operands_from_block;
     if (replay) {
         b.ops.reserve(n);
-        for (size_t i = 0; i < n; ++i) b.ops.push_back(micro_op(h, insn[i], code, addr, size));
+        for (size_t i = 0; i < n; ++i) {
+            MicroOp m = micro_op(h, insn[i], code, addr, size);
+            place_store(insn[i], m);
+            b.ops.push_back(m);
+        }
     }
     if (insn) cs_free(insn, n);
     if (b.first_it != 0xFFFF) b.exit_it = b.it_state(b.offsets.size(), 0);

@@ -52,6 +52,8 @@ struct MicroOp {
         add,      // R[rd] = (rn < 0 ? 0 : R[rn]) + imm +/- shifted R[rm] (rm < 0: none)
         movt,     // R[rd] = R[rd]<15:0> | imm
         literal,  // R[rd] = the word at address imm (a PC-relative load)
+        load,     // R[rd] = the `size`-byte value (sign-extended if `sign`) at R[rn] + imm
+                  // (+ R[rm] << shift), read from SRAM; only before the block's first store
     };
     Kind kind = other;
     int8_t rd = -1, rn = -1, rm = -1;
@@ -62,6 +64,18 @@ struct MicroOp {
     uint16_t writes = 0;  // other: the registers written
     int8_t wb_reg = -1;   // then a base writeback: R[wb_reg] += wb_delta
     int32_t wb_delta = 0;
+    uint8_t size = 0;     // load: 1, 2 or 4 bytes; 8: LDRD, R[rd2] from the next word
+    int8_t rd2 = -1;
+    // Any kind may also store: `store` bytes at R[st_base] + st_imm (+ R[st_index] << st_shift),
+    // with the registers before the instruction; kStoreUnknown: a store the replay cannot
+    // place. A replayed load after a store it may overlap is unknown.
+    static constexpr uint8_t kStoreUnknown = 0xFF;
+    uint8_t store = 0;
+    int8_t st_base = -1, st_index = -1;
+    uint8_t st_shift = 0;
+    int32_t st_imm = 0;
+    int8_t st_src = -1;  // a 4-byte store of R[st_src]: a load of the same word gets its value
+    bool sign = false;    // load: sign-extended
 };
 
 struct BlockAnalysis {

@@ -429,7 +429,12 @@ void CortexM4F::sync() {
 // --- memory-mapped I/O -----------------------------------------------------------------------
 
 uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t value) {
-    sync();
+    bool decoupled = false;
+    for (const Range& r : m_decoupled) decoupled |= addr - r.base < r.size;
+    if (!decoupled) sync();
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time local = decoupled ? std::max(time_of(m_ticks), now) - now
+                                             : sc_core::SC_ZERO_TIME;
     uint8_t data[8] = {};
     std::memcpy(data, &value, sizeof data);
     tlm::tlm_generic_payload p;
@@ -443,8 +448,7 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
     p.set_byte_enable_ptr(nullptr);
     p.set_dmi_allowed(false);
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const sc_core::sc_time before = sc_core::sc_time_stamp();
+    sc_core::sc_time delay = local;
     bus->b_transport(p, delay);
     p.clear_extension(&ext);
     if (p.is_response_error()) {
@@ -454,9 +458,10 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
     }
     // A target may wait inside b_transport (a full comms TX FIFO holds the access until a slot
     // is free); the returned delay then counts from the later time. Both stall the core.
-    delay += sc_core::sc_time_stamp() - before;
-    if (delay > sc_core::SC_ZERO_TIME) {  // the access stalled the core
-        m_ticks += static_cast<uint64_t>(std::ceil(delay.to_seconds() * m_clock.hz - 1e-6));
+    delay += sc_core::sc_time_stamp() - now;
+    if (delay > local) {  // the access stalled the core
+        const sc_core::sc_time stall = delay - local;
+        m_ticks += static_cast<uint64_t>(std::ceil(stall.to_seconds() * m_clock.hz - 1e-6));
     }
     if (m_scs->changed() || m_halted) stop_at_next_block();
     uint64_t out = 0;
@@ -734,11 +739,47 @@ bool CortexM4F::prepare_block(const CacheEntry& e, uint32_t addr, uint8_t entry_
             have |= 1u << r;
             unknown &= ~(1u << r);
         };
+        // Memory the replayed stores wrote: a replayed load that may overlap it is unknown.
+        // A 4-byte store of a known register value forwards it to a load of the same word.
+        struct Stored {
+            uint32_t addr, len, value;
+            bool known;
+        };
+        Stored stores[32];
+        size_t n_stores = 0;
+        bool store_unknown = false;
+        auto note_store = [&](const MicroOp& m) {
+            if (m.store == 0) return;
+            uint32_t base = 0, index = 0;
+            if (m.store == MicroOp::kStoreUnknown || n_stores == 32 || !get(m.st_base, base) ||
+                (m.st_index >= 0 && !get(m.st_index, index))) {
+                store_unknown = true;
+                return;
+            }
+            Stored& st = stores[n_stores++];
+            st.addr = base + static_cast<uint32_t>(m.st_imm) + (index << m.st_shift);
+            st.len = m.store;
+            st.known = m.st_src >= 0 && get(m.st_src, st.value);
+        };
+        // 1: not stored to, 0: overlaps a store, 2: the word a known store wrote (in *value)
+        auto stored_to = [&](uint32_t addr, uint32_t len, uint32_t* value) {
+            if (store_unknown) return 0;
+            int result = 1;
+            for (size_t i = 0; i < n_stores; ++i) {
+                const Stored& st = stores[i];
+                if (!(addr < st.addr + st.len && st.addr < addr + len)) continue;
+                const bool same = st.known && st.addr == addr && st.len == 4 && len == 4;
+                if (same) *value = st.value;
+                result = same ? 2 : 0;  // the latest store to the word decides
+            }
+            return result;
+        };
         auto replay_to = [&](size_t index) {
             for (; next < index && next < b.ops.size(); ++next) {
                 const MicroOp& m = b.ops[next];
                 uint32_t x = 0, y = 0;
                 bool ok = true;
+                note_store(m);
                 switch (m.kind) {
                     case MicroOp::set:
                         put(m.rd, true, m.imm);
@@ -765,6 +806,29 @@ bool CortexM4F::prepare_block(const CacheEntry& e, uint32_t addr, uint8_t entry_
                         ok = mem_read32(m.imm, x);
                         put(m.rd, ok, x);
                         break;
+                    case MicroOp::load: {
+                        ok = get(m.rn, x);
+                        if (ok && m.rm >= 0) {
+                            ok = get(m.rm, y);
+                            y <<= m.shift;
+                            x = m.subtract ? x - y : x + y;
+                        }
+                        x += m.imm;
+                        uint32_t val[2] = {0, 0};
+                        const int from = ok ? stored_to(x, m.size, &val[0]) : 0;
+                        ok = ok && from != 0 && (from == 2 || m_sram.contains(x, m.size));
+                        if (ok && from == 1) {
+                            std::memcpy(val, m_sram.data() + x, m.size);
+                            if (m.sign && m.size < 4) {
+                                const unsigned sh = 32u - 8u * m.size;
+                                val[0] = static_cast<uint32_t>(static_cast<int32_t>(val[0] << sh) >>
+                                                               sh);
+                            }
+                        }
+                        put(m.rd, ok, val[0]);
+                        if (m.size == 8) put(m.rd2, ok, val[1]);
+                        break;
+                    }
                     case MicroOp::other:
                         unknown |= m.writes;
                         break;
@@ -1503,6 +1567,8 @@ void CortexM4F::write_summary() {
     m_sink->counter(m_component, "busy_ps", "ps", std::round(static_cast<double>(active_cycles()) * period_ps));
     m_sink->counter(m_component, "sleep_ps", "ps", static_cast<double>(m_sleep_time.value()));
     m_sink->counter(m_component, "exceptions", "1", static_cast<double>(m_exceptions));
+    // runs up to an instruction whose check needs the exact state (each re-translates a block)
+    m_sink->counter(m_component, "check_steps", "1", static_cast<double>(m_steps));
     m_sink->counter(m_component, "cpi", "cycles",
                     m_instructions ? static_cast<double>(active_cycles()) / static_cast<double>(m_instructions) : 0.0);
     m_sink->counter(m_component, "clock_hz", "Hz", m_clock.hz);

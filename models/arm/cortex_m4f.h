@@ -104,6 +104,13 @@ public:
     // Forwards [base, base+size) to `bus` as memory-mapped I/O (size: multiple of 4 KiB). The ISS
     // engine itself is created only when the core starts.
     void map_bus_window(uint32_t base, uint32_t size);
+    // Accesses to [base, base+size) (inside a bus window) do not synchronise the core with
+    // SystemC time first: the transaction carries the core's local time offset as its TLM delay
+    // (loosely-timed temporal decoupling). Only for targets that take their time as
+    // sc_time_stamp() + delay and never wait (the PRNG, the EXP accelerator): firmware reads them
+    // once per random number or exponential, and a context switch per read would dominate the
+    // simulation.
+    void set_decoupled(uint32_t base, uint32_t size) { m_decoupled.push_back({base, size}); }
     // Symbols for fault messages (the image itself is loaded into SRAM by the platform).
     void set_image(const ElfImage* image) { m_image = image; }
     // Releases the core from reset at the current simulation time.
@@ -229,6 +236,10 @@ private:
     bool create_iss();
     void map_window(Window& w);
     std::vector<std::unique_ptr<Window>> m_windows;
+    struct Range {
+        uint32_t base, size;
+    };
+    std::vector<Range> m_decoupled;
 
     sc_core::sc_event m_start_event, m_wake_event;
     bool m_started = false, m_halted = false, m_sleeping = false;

@@ -53,6 +53,8 @@ Pe::Pe(sc_core::sc_module_name name, const PeParams& p, uint64_t seed, trace::Si
     bus.map(comms.cfg, S2_COMMS_BASE, S2_PERIPH_WINDOW, "comms");
     static_assert((S2_SIGNAL_BASE & ~(kPage - 1)) == S2_DMA_BASE, "signal shares the DMA page");
     static_assert((S2_COMMS_BASE & ~(kPage - 1)) == S2_DMA_BASE, "comms shares the DMA page");
+    core.set_decoupled(S2_EXP_BASE, S2_PERIPH_WINDOW);
+    core.set_decoupled(S2_PRNG_BASE, S2_PERIPH_WINDOW);
     for (uint32_t page : {S2_EXP_BASE, S2_TIMER_BASE, S2_DMA_BASE, S2_MLA_BASE, S2_MAILBOX_BASE})
         core.map_bus_window(page & ~(kPage - 1), kPage);
     timer0.irq.bind(core, S2_IRQ_TIMER0);

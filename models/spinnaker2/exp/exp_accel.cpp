@@ -13,47 +13,13 @@ namespace {
 const nmsim::RegDesc kRegs[] = {S2_EXP_REGS(NMSIM_REG_DESC)};
 const bool kRegd = nmsim::register_reg_table("s2.exp", kRegs, std::size(kRegs));
 
-static_assert(ExpAccel::kFracBits == 40, "the constants below have 40 fraction bits");
-// round(ln(2) * 2^40)
-constexpr int64_t kLn2 = 762123384786;
-// round(ln(1 + 2^-i) * 2^40) for i = 1..16 (index 0 unused), one entry per iteration.
-constexpr int64_t kLnTable[ExpAccel::kMaxIterations + 1] = {
-    0,           445813601022, 245348929333, 129503817259, 66657476617, 33833796510,
-    17047033376, 8556553905,   4286600470,   2145389223,   1073217877,  536739883,
-    268402693,   134209537,    67106816,     33553920,     16777088};
-
-// Input is s16.15: shift to kFracBits fraction bits.
-constexpr unsigned kInShift = ExpAccel::kFracBits - S2_EXP_FRAC_BITS;
-
-int64_t floor_div(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-}
+static_assert(ExpAccel::kFracBits == S2_EXP_Q, "the datapath has 40 fraction bits");
+static_assert(ExpAccel::kMaxIterations == S2_EXP_MAX_ITERATIONS, "table steps");
 
 }  // namespace
 
 int32_t ExpAccel::compute(int32_t x_s16_15, unsigned iterations) {
-    const int64_t x = static_cast<int64_t>(x_s16_15) * (int64_t{1} << kInShift);
-    const int64_t k = floor_div(x, kLn2);
-    // exp(x) >= 2^17 cannot be represented (the maximum is just below 2^16). For k <= -17 the
-    // result y * 2^(k - kInShift) with y < 2^41 stays below half an LSB and rounds to 0.
-    if (k >= 17) return INT32_MAX;
-    if (k <= -17) return 0;
-    int64_t r = x - k * kLn2;  // 0 <= r < ln2
-    uint64_t y = uint64_t{1} << kFracBits;
-    for (unsigned i = 1; i <= iterations; ++i) {
-        if (r >= kLnTable[i]) {
-            r -= kLnTable[i];
-            y += y >> i;
-        }
-    }
-    y += static_cast<uint64_t>((static_cast<unsigned __int128>(y) * static_cast<uint64_t>(r)) >>
-                               kFracBits);
-    // result = y * 2^k with 15 fraction bits, rounded to nearest.
-    const unsigned shift = static_cast<unsigned>(static_cast<int64_t>(kInShift) - k);
-    const uint64_t res = (y + (uint64_t{1} << (shift - 1))) >> shift;
-    return res > static_cast<uint64_t>(INT32_MAX) ? INT32_MAX : static_cast<int32_t>(res);
+    return s2_exp_datapath(x_s16_15, iterations);
 }
 
 ExpAccel::ExpAccel(sc_core::sc_module_name name, const ExpParams& params, nmsim::Frequency clock,

@@ -12,7 +12,7 @@ namespace {
 const nmsim::RegDesc kRegs[] = {S2_PRNG_REGS(NMSIM_REG_DESC)};
 const bool kRegd = nmsim::register_reg_table("s2.prng", kRegs, std::size(kRegs));
 
-constexpr uint64_t kMwcMultiplier = 698769069u;
+constexpr uint64_t kMwcMultiplier = S2_PRNG_MWC_MULTIPLIER;
 
 // splitmix64 (models/common/seeding.h), a bijective mixer with good avalanche, so that
 // consecutive scenario seeds give unrelated generator states.
@@ -34,14 +34,10 @@ KissState Prng::state_from_seed(uint64_t seed) {
 }
 
 uint32_t Prng::step(KissState& s) {
-    s.x = 69069u * s.x + 12345u;
-    s.y ^= s.y << 13;
-    s.y ^= s.y >> 17;
-    s.y ^= s.y << 5;
-    const uint64_t t = kMwcMultiplier * s.z + s.c;
-    s.c = static_cast<uint32_t>(t >> 32);
-    s.z = static_cast<uint32_t>(t);
-    return s.x + s.y + s.z;
+    s2_kiss_state_t k{s.x, s.y, s.z, s.c};
+    const uint32_t out = s2_kiss_step(&k);
+    s = {k.x, k.y, k.z, k.c};
+    return out;
 }
 
 Prng::Prng(sc_core::sc_module_name name, const PrngParams& params, uint64_t seed,

@@ -5,6 +5,8 @@
  * must not both be 0. */
 #ifndef NMSIM_HW_S2_PRNG_REGS_H
 #define NMSIM_HW_S2_PRNG_REGS_H
+#include <stdint.h>
+
 #include "nmsim/hw/regdef.h"
 
 #define S2_PRNG_REGS(X)                                                   \
@@ -14,6 +16,24 @@
     X(SEED_C, 0x0Cu, NM_WO, 0x0u, "multiply-with-carry carry c")          \
     X(OUT, 0x10u, NM_RO, 0x0u, "next 32-bit random value")
 
+#define S2_PRNG_MWC_MULTIPLIER 698769069u
+
+/* The generator's state and step, defined once: the model (models/spinnaker2/prng), firmware that
+ * runs the same stream in software (seed 003's 1P setup) and the references use it. */
+typedef struct {
+    uint32_t x, y, z, c;
+} s2_kiss_state_t;
+
+static inline uint32_t s2_kiss_step(s2_kiss_state_t *s) {
+    s->x = 69069u * s->x + 12345u;
+    s->y ^= s->y << 13;
+    s->y ^= s->y >> 17;
+    s->y ^= s->y << 5;
+    const uint64_t t = (uint64_t)S2_PRNG_MWC_MULTIPLIER * s->z + s->c;
+    s->c = (uint32_t)(t >> 32);
+    s->z = (uint32_t)t;
+    return s->x + s->y + s->z;
+}
 
 /* register offsets: S2_PRNG_<REG> */
 #define S2_PRNG_OFFSET_(name, off, acc, rst, doc) S2_PRNG_##name = off,
