@@ -123,7 +123,9 @@ std::string render_report(const RunContext& ctx, const HostProgram& host) {
     const scenario::Scenario& s = ctx.scenario;
     std::ostringstream out;
     out << "nmsim " << nmsim::version() << "  scenario " << s.name << "  platform "
-        << s.platform_kind << "  seed " << s.seed << "\n";
+        << s.platform_kind
+        << (s.platform_variant.empty() ? "" : " (variant " + s.platform_variant + ")") << "  seed "
+        << s.seed << "\n";
     host.report(ctx, out);
     out << "  trace            " << r.trace_path << "\n";
     const std::string note = host.wall_note(r);

@@ -28,21 +28,24 @@ const ChipParams& checked(const ChipParams& p) {
         throw std::invalid_argument("chip: pe.sram_size " + std::to_string(p.pe.sram_size.n) +
                                     " B overlaps the comms RX window at offset " +
                                     std::to_string(S2_COMMS_RX_OFFSET) + " of the PE window");
-    if (p.dram.channels != S2_DRAM_IF_COUNT || p.dram.interleave.n != 0)
+    if (p.dram.channels < 1 || p.dram.channels > S2_DRAM_IF_COUNT || p.dram.interleave.n != 0)
         throw std::invalid_argument(
-            "chip: dram.channels must be 2 and dram.interleave 0 (one controller per NoC DRAM "
-            "interface, split by address)");
-    if (p.dram.size.n % (2 * kPage) != 0 || p.dram.size.n / 2 > S2_DRAM_IF_SIZE)
-        throw std::invalid_argument(
-            "chip: dram.size must be a multiple of 8 KiB and at most 2 GiB (2 x the 1 GiB "
-            "interface window), got " +
-            std::to_string(p.dram.size.n) + " B");
+            "chip: dram.channels must be 1 or 2 and dram.interleave 0 (one controller per NoC "
+            "DRAM interface, split by address)");
+    const uint64_t n = p.dram.channels;
+    if (p.dram.size.n % (n * kPage) != 0 || p.dram.size.n / n > S2_DRAM_IF_SIZE)
+        throw std::invalid_argument("chip: dram.size must be a multiple of " +
+                                    std::to_string(4 * n) + " KiB and at most " +
+                                    std::to_string(n) + " x the 1 GiB interface window, got " +
+                                    std::to_string(p.dram.size.n) + " B");
     if (p.host.buffer_size.n % kPage != 0 || p.host.buffer_size.n > S2_HOST_GLOBAL_SIZE)
         throw std::invalid_argument("chip: host.buffer_size must be a multiple of 4 KiB");
     return p;
 }
 
 }  // namespace
+
+uint64_t dram_if_size(const ChipParams& p) { return p.dram.size.n / p.dram.channels; }
 
 NocParams Chip::noc_params(const ChipParams& p) {
     NocParams n = p.noc;
@@ -54,7 +57,7 @@ NocParams Chip::noc_params(const ChipParams& p) {
 DramParams Chip::dram_params(const ChipParams& p) {
     DramParams d = p.dram;
     d.channels = 1;
-    d.size = Bytes{p.dram.size.n / S2_DRAM_IF_COUNT};
+    d.size = Bytes{dram_if_size(p)};
     return d;
 }
 
@@ -97,7 +100,7 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed, tra
       m_noc("noc", noc_params(p), sink),
       m_host("host", p.host, sink),
       m_router("router", p.router, sink) {
-    for (uint32_t k = 0; k < S2_DRAM_IF_COUNT; ++k) {
+    for (uint32_t k = 0; k < p.dram.channels; ++k) {
         m_dram.push_back(
             std::make_unique<DramCtrl>(("dram" + std::to_string(k)).c_str(), dram_params(p), sink));
         m_noc.out[m_noc.dram_endpoint(k).value].bind(m_dram.back()->tgt);

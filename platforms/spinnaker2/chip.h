@@ -14,9 +14,11 @@
 //    chip sets both; noc.pe_sram_size and noc.n_qpes from the parameters are not used).
 //  - flow control: the comms unit and the spike router see each other through McRouterIf
 //    (docs/router.md); the router knows every PE's RX FIFO depth.
-// DRAM: one DramCtrl per interface, each a single channel (dram.channels must be 2, the two NoC
-// DRAM endpoints, and interleave 0: the NoC splits the interfaces by address). Each controller
-// serves dram.size / 2 bytes at the offsets the NoC delivers (offset inside its interface).
+// DRAM: one DramCtrl per interface, each a single channel (dram.channels is 2, the two NoC DRAM
+// endpoints, or 1, interface 0 only, as on the prototype; interleave 0: the NoC splits the
+// interfaces by address). Each controller serves dram.size / dram.channels bytes at the offsets
+// the NoC delivers (offset inside its interface); with one interface, an access to the second
+// interface's window is an address error.
 // Host: a HostLink on the host endpoint, both ways: its `init` drives noc.in[host] with global
 // addresses (no address offset), noc.out[host] reaches its host-side buffer (window
 // S2_HOST_GLOBAL_BASE). The host program uses host().write/read/signal.
@@ -66,6 +68,9 @@ struct ChipParams {
     NMSIM_GROUP(SimParams, sim, "simulation control");
 };
 
+// Bytes of one DRAM interface: dram.size split evenly over dram.channels interfaces.
+uint64_t dram_if_size(const ChipParams& p);
+
 // Performance level of every PE: `defaults` everywhere, then the overrides of `spec`
 // ("0:1,8-15:0"). Throws std::invalid_argument naming the bad entry.
 std::vector<uint32_t> parse_perf_levels(const std::string& spec, size_t pe_count, uint32_t defaults);
@@ -82,6 +87,7 @@ public:
     Pe& pe(size_t global_index) { return m_pes.at(global_index); }
     Noc& noc() { return m_noc; }
     DramCtrl& dram(unsigned dram_if) { return *m_dram.at(dram_if); }
+    size_t dram_count() const { return m_dram.size(); }
     HostLink& host() { return m_host; }
     SpikeRouter& router() { return m_router; }
 

@@ -113,12 +113,21 @@ void add_chip_energy(energy::Meter& m, Chip& c) {
     m.add_events(
         c.noc().name(), "flit_hops", [noc] { return static_cast<double>(noc->flit_hops()); },
         e.flit_hop_energy.j);
-    for (unsigned i = 0; i < 2; ++i) {
+    for (unsigned i = 0; i < c.dram_count(); ++i) {
         const DramCtrl* d = &c.dram(i);
         const std::string name = c.dram(i).name();
-        m.add_state(
-            name, "open", [d](uint64_t t) { return open_since(d->first_access_ps(), t); },
-            e.dram_open_power.w);
+        if (e.dram_close_when_idle)
+            m.add_state(
+                name, "open",
+                [d](uint64_t t) {
+                    return std::min(seconds(d->in_flight_ps()),
+                                    open_since(d->first_access_ps(), t));
+                },
+                e.dram_open_power.w);
+        else
+            m.add_state(
+                name, "open", [d](uint64_t t) { return open_since(d->first_access_ps(), t); },
+                e.dram_open_power.w);
         auto sum = [d](auto field) {
             double s = 0.0;
             for (uint32_t ch = 0; ch < d->params().channels; ++ch)

@@ -86,9 +86,15 @@ struct ChipEnergyParams {
                 "assumed: no public figure. About 1 pJ per bit for a short-reach low-swing "
                 "serial link (hardware_facts.md G: 0.5 V low-swing on-board links [2nd])");
     NMSIM_PARAM(Power, dram_open_power, Power{46.4e-3}, "", range(0, 10),
-                "static power of one DRAM interface from its first access to the end of the run",
+                "static power of one DRAM interface while it is open: from its first access to "
+                "the end of the run, or only while accesses are in flight (dram_close_when_idle)",
                 "seed 003 sec. 3.3: closing the prototype's LPDDR2 interface saves 46.4 mW; used "
                 "for each LPDDR4 interface (no public LPDDR4 PHY figure)");
+    NMSIM_PARAM(bool, dram_close_when_idle, false, "", any(),
+                "the software closes each DRAM interface whenever no access is in flight: it "
+                "draws dram_open_power only from a request's arrival to its completion",
+                "seed 003 sec. 2.2: 'After each image importation ... the DRAM interface is "
+                "turned-off'; false keeps it open from its first access on");
     NMSIM_PARAM(Energy, dram_byte_energy, Energy{40e-12}, "", range(0, 1e-6),
                 "DRAM energy per byte read or written (device I/O, array and PHY)",
                 "assumed: about 5 pJ/bit for LPDDR4 device and interface, the usual literature "

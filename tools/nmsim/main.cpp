@@ -1,8 +1,8 @@
 // nmsim: the command-line front end.
 //   nmsim run SCENARIO [--set key.path=value]... [-o trace.h5 | -d DIR] [--base-dir DIR] [-q]
 //             [--elaborate-only] [--progress-interval S]
-//   nmsim params [PLATFORM] [--scenario FILE] [--set ...] [--regs KIND|all] [--traces]
-//                [--workloads [KIND]] [--check] [--csv]
+//   nmsim params [PLATFORM] [--variant NAME] [--scenario FILE] [--set ...] [--regs KIND|all]
+//                [--traces] [--workloads [KIND]] [--check] [--csv]
 //   nmsim exec FIRMWARE.elf [--set key=value]... [--arg WORD]...
 //   nmsim bench [--quick] [--platform spinnaker2|brainscales2|all]
 //   nmsim sweep SWEEP.yaml [-j N] [--backend local|slurm] [-o DIR] [--dry-run] [--collect]
@@ -35,6 +35,7 @@
 #include "tools/bench/spinnaker2_bench.h"
 #include "tools/scenario/scenario.h"
 #include "tools/scenario/text.h"
+#include "tools/scenario/variants.h"
 #include "tools/sweep/sweep.h"
 
 #ifndef NMSIM_FIRMWARE_DIR
@@ -229,10 +230,45 @@ std::string csv(const std::string& s) {
     return o + "\"";
 }
 
-int cmd_params(const std::string& platform, const std::string& scenario_path,
+// The parameter table of `s`'s platform; throws scenario::ScenarioError for bad values.
+std::vector<run::ParamValue> resolve_rows(const scenario::Scenario& s) {
+    std::vector<run::ParamValue> rows;
+    if (s.platform_kind == "spinnaker2_chip")
+        spinnaker2::resolve_chip_params(s, &rows);
+    else if (s.platform_kind == "brainscales2")
+        bss2::resolve_bss2_params(s, &rows);
+    else
+        spinnaker2::resolve_pe_params(s, &rows);
+    return rows;
+}
+
+// Every variant's values resolve on its platform and name a source.
+std::vector<std::string> check_variants() {
+    std::vector<std::string> problems;
+    for (const auto* v : scenario::platform_variants()) {
+        const std::string where = v->platform + " variant " + v->name;
+        for (const auto& val : v->values)
+            if (val.source.empty()) problems.push_back(where + ": " + val.path + " without source");
+        scenario::Scenario s;
+        s.platform_kind = v->platform;
+        s.platform_variant = v->name;
+        try {
+            resolve_rows(s);
+        } catch (const scenario::ScenarioError& e) {
+            for (const auto& err : e.errors()) problems.push_back(where + ": " + err.message);
+        }
+    }
+    return problems;
+}
+
+int cmd_params(std::string platform, const std::string& variant, const std::string& scenario_path,
                const std::vector<std::string>& sets, const std::string& regs, bool traces,
                bool check, bool as_csv, const std::string* workloads) {
     if (workloads) return print_workloads(*workloads);
+    // A variant names its platform.
+    if (platform.empty() && scenario_path.empty())
+        for (const auto* v : scenario::platform_variants())
+            if (v->name == variant) platform = v->platform;
     // "spinnaker2" is the PE platform (kind spinnaker2_pe); a --scenario's kind wins.
     if (platform.empty() && scenario_path.empty() && regs.empty() && !traces && !check) {
         std::cerr << "nmsim: error: params needs a platform (spinnaker2 = spinnaker2_pe, "
@@ -270,6 +306,7 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
             problems.push_back("chip: " + p);
         for (auto& p : check_registry(registry_of<bss2::ChipParams>()))
             problems.push_back("brainscales2: " + p);
+        for (auto& p : check_variants()) problems.push_back(p);
         for (const auto* k : scenario::workload_schemas())
             for (const auto& d : k->keys)
                 if (d.doc.empty() || d.type.empty() || d.default_value.empty())
@@ -314,13 +351,20 @@ int cmd_params(const std::string& platform, const std::string& scenario_path,
                     scenario::ParamOverride{kv.substr(0, eq), kv.substr(eq + 1), {"--set", 0, 0}});
             }
         }
-        std::vector<run::ParamValue> rows;
-        if (s.platform_kind == "spinnaker2_chip")
-            spinnaker2::resolve_chip_params(s, &rows);
-        else if (s.platform_kind == "brainscales2")
-            bss2::resolve_bss2_params(s, &rows);
-        else
-            spinnaker2::resolve_pe_params(s, &rows);
+        if (!variant.empty()) {
+            if (!scenario::find_platform_variant(s.platform_kind, variant)) {
+                const auto names = scenario::platform_variant_names(s.platform_kind);
+                std::cerr << "nmsim: error: unknown variant \"" << variant << "\" of platform "
+                          << s.platform_kind
+                          << (names.empty() ? " (it has no variants)"
+                                            : " (valid: " + scenario::join(names, ", ") + ")")
+                          << "\n";
+                return 2;
+            }
+            s.platform_variant = variant;
+            s.platform_variant_origin = scenario::Origin{"--variant", 0, 0};
+        }
+        const std::vector<run::ParamValue> rows = resolve_rows(s);
         if (as_csv) {
             std::cout << "name,value,unit,type,origin,source,doc\n";
             for (const auto& r : rows)
@@ -416,8 +460,12 @@ int main(int argc, char** argv) {
     std::string platform, pscenario, regs;
     std::vector<std::string> psets;
     bool check = false, as_csv = false, traces = false;
-    params->add_option("platform", platform,
+    std::string variant;
+    params->add_option("platform,--platform", platform,
                        "platform: spinnaker2 (= spinnaker2_pe), spinnaker2_chip or brainscales2");
+    params->add_option("--variant", variant,
+                       "a named variant of the platform (spinnaker2_chip: prototype): its "
+                       "values and their sources over the defaults");
     std::string workloads_kind;
     auto* workloads_opt = params
                               ->add_option("--workloads", workloads_kind,
@@ -479,7 +527,7 @@ int main(int argc, char** argv) {
     }
     if (*run) return cmd_run(ra, join_argv(argc, argv));
     if (*params)
-        return cmd_params(platform, pscenario, psets, regs, traces, check, as_csv,
+        return cmd_params(platform, variant, pscenario, psets, regs, traces, check, as_csv,
                           *workloads_opt ? &workloads_kind : nullptr);
     if (*exec) return cmd_exec(elf, esets, eargs);
     if (*sweep) {

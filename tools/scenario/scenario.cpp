@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "tools/scenario/text.h"
+#include "tools/scenario/variants.h"
 
 namespace nmsim::scenario {
 
@@ -36,6 +37,9 @@ const std::vector<KeyDoc>& frame_keys() {
         {"platform.kind", "spinnaker2_pe|spinnaker2_chip|brainscales2", "required",
          "the platform to build: one SpiNNaker2 PE, the full SpiNNaker2 chip, or the "
          "BrainScaleS-2 chip with its FPGA"},
+        {"platform.variant", "string", "none",
+         "a named variant of the platform (`nmsim params <platform> --variant NAME` lists its "
+         "values): parameter values applied over the defaults, below platform.params"},
         {"platform.params", "map", "{}",
          "parameter overrides, nested maps or dotted keys (`nmsim params <platform>` lists them); "
          "dimensioned values need units (\"500ns\", \"256KiB\")"},
@@ -73,6 +77,7 @@ private:
     void upgrade_pe_form(YNode& root);
     void apply_set(YNode& root, const std::string& item);
     void add_set_param(const std::string& path, const std::string& value);
+    void load_variant(const YNode* n);
     void load_params(const YNode* n);
     void flatten_params(const YNode& n, const std::string& prefix, const std::string& key);
     void load_workload(const YNode* w, const YNode& root, const Fields& top);
@@ -191,6 +196,25 @@ void Loader::add_set_param(const std::string& path, const std::string& value) {
         return;
     }
     m_set_params.push_back(ParamOverride{path, value, kSetOrigin});
+}
+
+// The variant's name is checked here, its values when the platform resolves its parameters.
+void Loader::load_variant(const YNode* n) {
+    if (!n) return;
+    auto name = m_r.get_string(n, "platform.variant");
+    if (!name) return;
+    if (m_s.platform_kind.empty()) return;  // the missing or bad kind is reported
+    const std::vector<std::string> names = platform_variant_names(m_s.platform_kind);
+    if (!find_platform_variant(m_s.platform_kind, *name)) {
+        m_r.error(n->origin, "platform.variant",
+                  "unknown variant " + quote(*name) + " of platform " + m_s.platform_kind +
+                      did_you_mean(*name, names) +
+                      (names.empty() ? " (this platform has no variants)"
+                                     : " (valid: " + join(names, ", ") + ")"));
+        return;
+    }
+    m_s.platform_variant = *name;
+    m_s.platform_variant_origin = n->origin;
 }
 
 void Loader::load_params(const YNode* n) {
@@ -349,7 +373,7 @@ Scenario Loader::run() {
     }
 
     if (const YNode* p = top.get("platform")) {
-        Fields pf = m_r.read_map(p, "platform", {"kind", "params"});
+        Fields pf = m_r.read_map(p, "platform", {"kind", "variant", "params"});
         if (pf.ok) {
             if (const YNode* k = pf.get("kind")) {
                 if (auto s = m_r.get_choice(k, "platform.kind", platform_kinds()))
@@ -357,6 +381,7 @@ Scenario Loader::run() {
             } else {
                 m_r.missing(&pf, "kind", *p, "platform.kind");
             }
+            load_variant(pf.get("variant"));
             load_params(pf.get("params"));
         }
     } else {
@@ -399,6 +424,8 @@ std::string dump(const Scenario& s) {
 
     e << YAML::Key << "platform" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "kind" << YAML::Value << s.platform_kind;
+    if (!s.platform_variant.empty())
+        e << YAML::Key << "variant" << YAML::Value << s.platform_variant;
     if (!s.params.empty()) {
         e << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
         for (const auto& p : s.params) e << YAML::Key << p.path << YAML::Value << p.value;
@@ -431,6 +458,7 @@ std::string diff_resolved(const Scenario& a, const Scenario& b) {
         .field("description", a.description, b.description)
         .field("seed", a.seed, b.seed)
         .field("platform.kind", a.platform_kind, b.platform_kind)
+        .field("platform.variant", a.platform_variant, b.platform_variant)
         .count("platform.params", a.params.size(), b.params.size());
     for (size_t i = 0; i < a.params.size() && !d.done(); ++i) {
         std::string k = "platform.params." + std::to_string(i);

@@ -38,6 +38,8 @@ struct Scenario {
     std::string name;
     std::string description;
     std::string platform_kind;          // "spinnaker2_pe", "spinnaker2_chip" or "brainscales2"
+    std::string platform_variant;       // "" or a name of tools/scenario/variants.h
+    Origin platform_variant_origin;     // where platform.variant was given
     std::vector<ParamOverride> params;  // in file order, then --set order
     uint64_t seed = 1;
     Workload workload;  // workload.kind() is the registered name: "pe", "dnn", "bss2"

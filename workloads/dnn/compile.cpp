@@ -140,10 +140,10 @@ Compiled compile(const DnnWorkload& w, const spinnaker2::ChipParams& p) {
         err("model", e.what());
         throw ScenarioError(errors);
     }
-    if (P.image.bytes.size() > p.dram.size.n / S2_DRAM_IF_COUNT)
+    if (P.image.bytes.size() > spinnaker2::dram_if_size(p))
         err("model", "the DRAM image (" + std::to_string(P.image.bytes.size()) +
                          " B) does not fit DRAM interface 0 (" +
-                         std::to_string(p.dram.size.n / S2_DRAM_IF_COUNT) + " B)");
+                         std::to_string(spinnaker2::dram_if_size(p)) + " B)");
     const s2_dnn_global_t& g = *reinterpret_cast<const s2_dnn_global_t*>(P.image.bytes.data());
     P.input_size = g.input_size;
     P.output_size = g.output_size;

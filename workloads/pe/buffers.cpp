@@ -156,12 +156,12 @@ void fill(const Buffer& b, uint64_t seed, uint8_t* out) {
     }
 }
 
-Layout place_buffers(const PeWorkload& w, const spinnaker2::PePlatformParams& p,
+Layout place_buffers(const PeWorkload& w, const MemoryMap& m,
                      const std::vector<std::unique_ptr<arm::ElfImage>>& images) {
     Layout L;
     std::vector<ConfigError> errors;
-    std::vector<uint32_t> next(p.pe_count), image_end(p.pe_count, 0);
-    for (size_t i = 0; i < p.pe_count; ++i) {
+    std::vector<uint32_t> next(m.pe_count), image_end(m.pe_count, 0);
+    for (size_t i = 0; i < m.pe_count; ++i) {
         if (images[i]) {
             uint32_t end = 0;
             image_end[i] = images[i]->find_symbol("_end", end) ? end : images[i]->end_of_image();
@@ -185,13 +185,13 @@ Layout place_buffers(const PeWorkload& w, const spinnaker2::PePlatformParams& p,
         if (b.at.kind == Placement::Kind::sram) {
             const uint32_t pe = b.at.pe;
             mem = "pe" + std::to_string(pe) + ".sram";
-            if (pe >= p.pe_count) {
-                fail("placed in pe" + std::to_string(pe) +
-                     " but the platform has pe_count=" + std::to_string(p.pe_count));
+            if (pe >= m.pe_count) {
+                fail("placed in pe" + std::to_string(pe) + " but the platform has " +
+                     std::to_string(m.pe_count) + " PEs");
                 continue;
             }
             const uint64_t low_limit = S2_ARGS_BASE - kStackReserve;
-            const uint64_t sram = p.pe.sram_size.n;
+            const uint64_t sram = m.sram_size.n;
             if (b.at.address) {
                 addr = *b.at.address;
                 const bool in_low = addr >= image_end[pe] && addr + bytes <= low_limit;
@@ -221,7 +221,7 @@ Layout place_buffers(const PeWorkload& w, const spinnaker2::PePlatformParams& p,
                              std::to_string(bytes) + " B, " +
                              std::to_string(low_limit > addr ? low_limit - addr : 0) +
                              " B free between " + hex32(addr) + " and the stack reserve at " +
-                             hex32(low_limit) + " (pe.sram_size=" + format_bytes(p.pe.sram_size) +
+                             hex32(low_limit) + " (pe.sram_size=" + format_bytes(m.sram_size) +
                              ")");
                         continue;
                     }
@@ -231,12 +231,12 @@ Layout place_buffers(const PeWorkload& w, const spinnaker2::PePlatformParams& p,
             }
         } else {
             mem = "ext";
-            const uint64_t limit = S2_EXT_BASE + p.ext.size.n;
+            const uint64_t limit = S2_EXT_BASE + m.ext_size.n;
             addr = b.at.address ? *b.at.address : ext_next;
             if (addr < S2_EXT_BASE || addr + bytes > limit) {
                 fail("does not fit the external memory [" + hex32(S2_EXT_BASE) + ", " +
-                     hex32(limit) + ") at " + hex32(addr) + " (" + std::to_string(bytes) +
-                     " B; ext.size=" + format_bytes(p.ext.size) + ")");
+                     hex32(limit) + ") at " + hex32(addr) + " (" + std::to_string(bytes) + " B; " +
+                     m.ext_param + "=" + format_bytes(m.ext_size) + ")");
                 continue;
             }
             if (!b.at.address) ext_next = align_up(addr + bytes, kAlign);

@@ -31,9 +31,18 @@ struct Layout {
     std::map<std::string, Placed> buffers;
 };
 
+// The memories a platform offers the buffers: every PE's SRAM and one external memory at
+// S2_EXT_BASE (the PE platform's `ext`, the chip's DRAM interface 0).
+struct MemoryMap {
+    size_t pe_count = 0;
+    Bytes sram_size;
+    Bytes ext_size;
+    std::string ext_param;  // the parameter that sets ext_size, for messages: "ext.size"
+};
+
 // Places every buffer (file order); `images[pe]` is the ELF loaded on that PE, if any. Throws
 // scenario::ScenarioError naming each buffer that does not fit or overlaps.
-Layout place_buffers(const PeWorkload& w, const spinnaker2::PePlatformParams& p,
+Layout place_buffers(const PeWorkload& w, const MemoryMap& m,
                      const std::vector<std::unique_ptr<arm::ElfImage>>& images);
 
 std::vector<uint8_t> bytes_of(const Placed& pl);

@@ -98,7 +98,7 @@ void prepare_sparse_mlp(const Check& c, const OpReader& r, const PeWorkload& s, 
 
 // An MLA operation (mla_matmul, mla_conv2d): the op's shape against the buffers.
 void prepare_mla(const Check& c, const OpReader& r, const PeWorkload& s,
-                 const spinnaker2::PePlatformParams& p, const std::string& fn, PreparedCheck& pc) {
+                 const spinnaker2::PeParams& p, const std::string& fn, PreparedCheck& pc) {
     auto fail = [&](const std::string& k, const std::string& msg) { r.fail(k, msg); };
     auto as_uint = [&](const std::string& k, uint32_t def) { return r.as_uint(k, def); };
     auto as_bool = [&](const std::string& k, bool def) { return r.as_bool(k, def); };
@@ -131,7 +131,7 @@ void prepare_mla(const Check& c, const OpReader& r, const PeWorkload& s,
     op.relu = as_bool("relu", false);
     op.bias_en = !op_get(c, "bias").empty();
     op.accumulate = as_bool("accumulate", false);
-    op.acc_bits = as_uint("acc_bits", p.pe.mla.acc_bits);
+    op.acc_bits = as_uint("acc_bits", p.mla.acc_bits);
     op.m = as_uint("m", 1);
     op.k = as_uint("k", 1);
     op.n = as_uint("n", 1);
@@ -168,7 +168,7 @@ void prepare_mla(const Check& c, const OpReader& r, const PeWorkload& s,
 }  // namespace
 
 PreparedCheck prepare_check(const Check& c, size_t index, const PeWorkload& s,
-                            const spinnaker2::PePlatformParams& p) {
+                            const spinnaker2::PeParams& p) {
     PreparedCheck pc{&c, "", {}, {}};
     const OpReader r(c, index);
     if (c.kind == "equal") {

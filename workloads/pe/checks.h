@@ -26,8 +26,9 @@ struct CheckOutcome {
 };
 
 // Throws scenario::ScenarioError for operands that do not fit the reference.
+// `p`: the PEs' parameters (the MLA's accumulator width is a check's default).
 PreparedCheck prepare_check(const Check& c, size_t index, const PeWorkload& w,
-                            const spinnaker2::PePlatformParams& p);
+                            const spinnaker2::PeParams& p);
 CheckOutcome evaluate(const PreparedCheck& pc, const Layout& L);
 
 }  // namespace nmsim::workloads::pe

@@ -756,7 +756,7 @@ void PeWorkload::diff(const WorkloadSpec& other, const std::string& prefix, Diff
 const WorkloadSchema& schema() {
     static const WorkloadSchema s{
         "pe",
-        {"spinnaker2_pe"},
+        {"spinnaker2_pe", "spinnaker2_chip"},
         "buffers and firmware on SpiNNaker2 PEs, results checked against integer references",
         {
             {"buffers", "map of name -> buffer", "{}",
@@ -764,7 +764,9 @@ const WorkloadSchema& schema() {
             {"buffers.<name>.dtype", "int8|uint8|int16|uint16|int32|uint32|float32", "required",
              "element type (little-endian)"},
             {"buffers.<name>.shape", "list of positive int", "required", "dimensions, row-major"},
-            {"buffers.<name>.at", "pe<N>.sram|ext", "pe0.sram", "where the buffer lives"},
+            {"buffers.<name>.at", "pe<N>.sram|ext", "pe0.sram",
+             "where the buffer lives; ext is the external memory (spinnaker2_chip: DRAM "
+             "interface 0)"},
             {"buffers.<name>.address", "32-bit int", "auto-placed",
              "absolute core address, aligned to the element size; ext: >= 0x20000000"},
             {"buffers.<name>.init", "zeros|{random: [lo, hi]}|{values: [...]}|{file: path}",

@@ -1,7 +1,8 @@
-// The `pe` workload: buffers and firmware on the SpiNNaker2 PE platform (spinnaker2_pe). Buffers
-// live in a PE's SRAM or in the host-visible external memory; each core runs one ELF with argument
-// words written to its argument block; checks compare results with integer references after the
-// run. Schema in schema.cpp, host program in host.cpp; scenarios/README.md, "workload.pe".
+// The `pe` workload: buffers and firmware on SpiNNaker2 PEs (spinnaker2_pe, or spinnaker2_chip
+// with the external memory in DRAM interface 0). Buffers live in a PE's SRAM or in the external
+// memory; each core runs one ELF with argument words written to its argument block; checks
+// compare results with integer references after the run. Schema in schema.cpp, host program in
+// host.cpp; scenarios/README.md, "workload.pe".
 #pragma once
 
 #include <cstdint>

@@ -142,8 +142,8 @@ Compiled compile(const SnnWorkload& w, const spinnaker2::ChipParams& p) {
     for (uint32_t pe = w.first_pe; pe < n_pes; ++pe) o.pes.push_back(pe);
     o.core_clock_hz = levels[w.first_pe] == 0 ? p.pe.pl0_freq.hz : p.pe.pl1_freq.hz;
     o.dram_base = S2_DRAM_GLOBAL_BASE;
-    o.dram_size = static_cast<uint32_t>(
-        std::min<uint64_t>(p.dram.size.n / S2_DRAM_IF_COUNT, S2_DRAM_IF_SIZE));
+    o.dram_size =
+        static_cast<uint32_t>(std::min<uint64_t>(spinnaker2::dram_if_size(p), S2_DRAM_IF_SIZE));
     o.max_router_entries = p.router.n_entries - 1;  // one entry is the start key's
     try {
         C.c = compiler::snn::compile(C.net, o);

@@ -117,6 +117,9 @@ void DramCtrl::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& d
     uint64_t done = t_arrive;
     for (uint32_t c = 0; c < nch; ++c)
         if (m_parts[c].used) done = std::max(done, serve(c, m_parts[c], read, t_arrive));
+    const uint64_t from = std::max(t_arrive, m_in_flight_until_ps);
+    if (done > from) m_in_flight_ps += done - from;
+    m_in_flight_until_ps = std::max(m_in_flight_until_ps, done);
     delay = sc_core::sc_time::from_value(done - now_ps);
 }
 

@@ -143,6 +143,10 @@ public:
     uint64_t requests() const { return m_requests; }
     // Time of the first request (UINT64_MAX before): the interface counts as open from then on.
     uint64_t first_access_ps() const { return m_first_access_ps; }
+    // Time during which at least one request was in flight (arrival to completion), up to the
+    // latest completion so far; requests that arrive behind an earlier caller's window add only
+    // what extends it (the LT call order).
+    uint64_t in_flight_ps() const { return m_in_flight_ps; }
     uint64_t errors() const { return m_errors; }
 
     // Counters per channel ("ch0_bytes_read", ...) plus requests and errors.
@@ -176,6 +180,7 @@ private:
     trace::ComponentId m_component = 0;
     uint64_t m_requests = 0, m_errors = 0;
     uint64_t m_first_access_ps = UINT64_MAX;
+    uint64_t m_in_flight_ps = 0, m_in_flight_until_ps = 0;
 };
 
 }  // namespace nmsim::spinnaker2

@@ -920,6 +920,46 @@ TEST_F(ScenarioTest, RoundTripThroughDump) {
     EXPECT_EQ(m2.trace.file, "mini.h5");
 }
 
+// platform.variant: checked against the platform's variants at load, kept with its origin,
+// dumped and compared; --set can choose it.
+TEST_F(ScenarioTest, PlatformVariant) {
+    const std::string chip =
+        "platform:\n"
+        "  kind: spinnaker2_chip\n"
+        "  variant: prototype\n"
+        "workload: {pe: {cores: [{firmware: mla_fc}]}}\n";
+    Scenario s = load_text(chip);
+    EXPECT_EQ(s.platform_variant, "prototype");
+    EXPECT_EQ(s.platform_variant_origin.str(), path() + ":3:12");
+    write_file(m_dir / "elsewhere" / "v.yaml", dump(s));
+    Scenario d = load((m_dir / "elsewhere" / "v.yaml").string(), m_opts);
+    EXPECT_EQ(diff_resolved(s, d), "") << dump(s);
+    Scenario plain = s;
+    plain.platform_variant.clear();
+    EXPECT_EQ(diff_resolved(s, plain).rfind("platform.variant", 0), 0u) << diff_resolved(s, plain);
+
+    auto errs = errors_of(
+        "platform:\n"
+        "  kind: spinnaker2_chip\n"
+        "  variant: protoype\n"
+        "workload: {pe: {cores: [{firmware: mla_fc}]}}\n");
+    EXPECT_EQ(only_error(errs, path(), 3, 12, "platform.variant"),
+              "unknown variant \"protoype\" of platform spinnaker2_chip (did you mean "
+              "\"prototype\"?) (valid: prototype)");
+    errs = errors_of(
+        "platform: {kind: spinnaker2_pe, variant: prototype}\n"
+        "workload: {pe: {cores: [{firmware: mla_fc}]}}\n");
+    EXPECT_EQ(only_error(errs, path(), 1, 42, "platform.variant"),
+              "unknown variant \"prototype\" of platform spinnaker2_pe (this platform has no "
+              "variants)");
+
+    m_opts.sets = {"platform.variant=prototype"};
+    Scenario set = load_text(
+        "platform: {kind: spinnaker2_chip}\nworkload: {pe: {cores: [{firmware: mla_fc}]}}\n",
+        "set.yaml");
+    EXPECT_EQ(set.platform_variant, "prototype");
+}
+
 // The documentation's complete example must load as written.
 TEST_F(ScenarioTest, ReadmeExampleLoads) {
     std::ifstream in(fs::path(NMSIM_SOURCE_DIR) / "scenarios" / "README.md");
@@ -1228,25 +1268,17 @@ TEST_F(DnnScenarioTest, FirmwareResolvedLikeCores) {
                   (m_dir / "fw" / "dnn_scheduler.elf").string());
 }
 
-// The old pe form next to a dnn section reads as two workloads; the pe one is on the wrong
-// platform and its keys are not checked.
-TEST_F(DnnScenarioTest, ChipKindRejectsPeWorkload) {
+// The old pe form next to a dnn section reads as two workloads: one error, at the second.
+TEST_F(DnnScenarioTest, ChipKindRunsOneWorkload) {
     auto errs =
         errors_of(chip_yaml("  buffers: {x: {dtype: int8, shape: [4]}}\n"
                             "  cores: [{firmware: mla_fc}]\n"
                             "checks: [{kind: equal, buffer: x, expect: x}]\n"));
-    ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
+    ASSERT_EQ(errs.size(), 1u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
                                  ":3:3: error: workload.dnn: a scenario runs one workload; "
                                  "\"pe\" is given at " +
                                  path() + ":6:3");
-    EXPECT_EQ(errs[1].str(), path() +
-                                 ":6:3: error: workload.pe: the pe workload runs on platform "
-                                 "kind spinnaker2_pe, not spinnaker2_chip");
-
-    errs = errors_of(chip_yaml().substr(0, 34) + "workload: {pe: {cores: []}}\n");
-    EXPECT_EQ(only_error(errs, path(), 2, 12, "workload.pe"),
-              "the pe workload runs on platform kind spinnaker2_pe, not spinnaker2_chip");
 }
 
 TEST_F(DnnScenarioTest, PeKindRejectsDnn) {
@@ -1483,7 +1515,8 @@ TEST_F(Bss2ScenarioTest, ErrorsNameLineAndKey) {
     ASSERT_EQ(errs.size(), 2u) << ScenarioError(errs).what();
     EXPECT_EQ(errs[0].str(), path() +
                                  ":3:3: error: workload.pe: the pe workload runs on "
-                                 "platform kind spinnaker2_pe, not brainscales2");
+                                 "platform kind spinnaker2_pe or spinnaker2_chip, not "
+                                 "brainscales2");
     EXPECT_EQ(errs[1].key, "workload.bss2");
 }
 
@@ -1496,6 +1529,7 @@ TEST(WorkloadRegistry, KindsPlatformsAndKeys) {
               (std::vector<std::string>{"spinnaker2_chip"}));
     EXPECT_EQ(find_workload_schema("nope"), nullptr);
     const WorkloadSchema& pe_schema = *find_workload_schema("pe");
+    EXPECT_EQ(pe_schema.platforms, (std::vector<std::string>{"spinnaker2_pe", "spinnaker2_chip"}));
     EXPECT_EQ(pe_schema.children(""), (std::vector<std::string>{"buffers", "cores", "checks"}));
     EXPECT_EQ(pe_schema.children("cores[]"), (std::vector<std::string>{"pe", "firmware", "args"}));
     EXPECT_EQ(pe_schema.children("buffers.<name>"),

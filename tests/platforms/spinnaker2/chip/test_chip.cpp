@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -353,6 +354,80 @@ TEST_F(ChipTest, FullChipConstructionStaysSmallInResidentMemory) {
     EXPECT_EQ(chip->pe_count(), 152u);
     EXPECT_EQ(chip->iss_count(), 0u);
     EXPECT_LT(growth, uint64_t{64} << 20);
+}
+
+// One DRAM interface (the prototype's): interface 0 serves all of dram.size, interface 1's window
+// is an address error.
+TEST_F(ChipTest, OneDramInterface) {
+    ChipParams p;
+    p.qpe_count = 1;
+    p.dram.channels = 3;
+    EXPECT_THROW({ Chip bad("bad", p, 1, nullptr, false); }, std::invalid_argument);
+    p.dram.channels = 1;
+    p.dram.size = Bytes{128u << 20};
+    Chip chip("chip", p, 1, nullptr, false);
+    ASSERT_EQ(chip.dram_count(), 1u);
+    EXPECT_EQ(chip.dram(0).store().size(), 128u << 20);
+    EXPECT_EQ(dram_if_size(p), 128u << 20);
+    BusMaster m("m");
+    m.sock.bind(chip.pe(0).bus.in);
+    BusMaster::Result last, if1;
+    m.body = [&] {
+        last = m.write(s2_dram_global_addr(0, (128u << 20) - 4), 0x12345678u);
+        if1 = m.write(s2_dram_global_addr(1, 0), 1);
+    };
+    sc_core::sc_start();
+    ASSERT_TRUE(last.ok) << last.why;
+    EXPECT_FALSE(if1.ok);
+    uint32_t v = 0;
+    chip.dram(0).store().read((128u << 20) - 4, reinterpret_cast<uint8_t*>(&v), 4);
+    EXPECT_EQ(v, 0x12345678u);
+}
+
+// energy.dram_close_when_idle: an import (four reads, one after the other) and then 10 us of
+// compute. Closed when idle, the interface is charged from each read's arrival at the
+// controller to its completion; open, from the first read to the end of the run.
+TEST_F(ChipTest, DramCloseWhenIdleChargesOnlyTheAccesses) {
+    for (const bool close : {true, false}) {
+        fresh_sim_kernel();
+        ChipParams p;
+        p.qpe_count = 1;
+        p.dram.channels = 1;
+        p.dram.size = Bytes{128u << 20};
+        p.energy.dram_close_when_idle = close;
+        Chip chip("chip", p, 1, nullptr, false);
+        energy::Meter meter;
+        add_chip_energy(meter, chip);
+        meter.start("run", 0);
+        BusMaster m("m");
+        m.sock.bind(chip.pe(0).bus.in);
+        m.body = [&] {
+            for (uint32_t i = 0; i < 4; ++i) m.read(s2_dram_global_addr(0, 0x100 + 4 * i));
+            sc_core::wait(sc_time(10, sc_core::SC_US));
+        };
+        sc_core::sc_start();
+        meter.finish(now_ps());
+
+        const DramParams& d = p.dram;
+        // The first read opens the row, the others hit it; each moves one 32-byte burst.
+        const uint64_t burst_ps =
+            static_cast<uint64_t>(std::llround(d.burst_bytes * 1e12 / d.bandwidth.bytes_per_s));
+        const uint64_t in_flight = 4 * (d.t_ctrl.ps + d.t_rl.ps + burst_ps) + d.t_rcd.ps;
+        EXPECT_EQ(chip.dram(0).in_flight_ps(), in_flight);
+        double open_s = -1, open_j = -1;
+        for (const energy::Row& r : meter.rows())
+            if (r.component == "chip.dram0" && r.is_static) {
+                open_s = r.count;
+                open_j = r.energy_j;
+            }
+        const double expect_s =
+            close ? in_flight * 1e-12 : (now_ps() - chip.dram(0).first_access_ps()) * 1e-12;
+        EXPECT_NEAR(open_s, expect_s, 1e-15) << "close " << close;
+        EXPECT_NEAR(open_j, expect_s * p.energy.dram_open_power.w, 1e-18) << "close " << close;
+        if (!close) {
+            EXPECT_GT(open_s, 10e-6);
+        }
+    }
 }
 
 }  // namespace
