@@ -274,7 +274,7 @@ MicroOp micro_op(csh h, const cs_insn& in, const uint8_t* code, uint32_t block, 
                 m.rd = reg(0);
                 m.rn = static_cast<int8_t>(reg_index(mem.base));
                 m.imm = static_cast<uint32_t>(mem.disp);
-                m.size = in.id == ARM_INS_LDR                                ? 4
+                m.size = in.id == ARM_INS_LDR                              ? 4
                          : in.id == ARM_INS_LDRH || in.id == ARM_INS_LDRSH ? 2
                                                                            : 1;
                 m.sign = in.id == ARM_INS_LDRSH || in.id == ARM_INS_LDRSB;

@@ -64,7 +64,7 @@ struct MicroOp {
     uint16_t writes = 0;  // other: the registers written
     int8_t wb_reg = -1;   // then a base writeback: R[wb_reg] += wb_delta
     int32_t wb_delta = 0;
-    uint8_t size = 0;     // load: 1, 2 or 4 bytes; 8: LDRD, R[rd2] from the next word
+    uint8_t size = 0;  // load: 1, 2 or 4 bytes; 8: LDRD, R[rd2] from the next word
     int8_t rd2 = -1;
     // Any kind may also store: `store` bytes at R[st_base] + st_imm (+ R[st_index] << st_shift),
     // with the registers before the instruction; kStoreUnknown: a store the replay cannot
@@ -75,7 +75,7 @@ struct MicroOp {
     uint8_t st_shift = 0;
     int32_t st_imm = 0;
     int8_t st_src = -1;  // a 4-byte store of R[st_src]: a load of the same word gets its value
-    bool sign = false;    // load: sign-extended
+    bool sign = false;   // load: sign-extended
 };
 
 struct BlockAnalysis {

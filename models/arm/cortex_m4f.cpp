@@ -433,8 +433,8 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
     for (const Range& r : m_decoupled) decoupled |= addr - r.base < r.size;
     if (!decoupled) sync();
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time local = decoupled ? std::max(time_of(m_ticks), now) - now
-                                             : sc_core::SC_ZERO_TIME;
+    const sc_core::sc_time local =
+        decoupled ? std::max(time_of(m_ticks), now) - now : sc_core::SC_ZERO_TIME;
     uint8_t data[8] = {};
     std::memcpy(data, &value, sizeof data);
     tlm::tlm_generic_payload p;
@@ -821,8 +821,8 @@ bool CortexM4F::prepare_block(const CacheEntry& e, uint32_t addr, uint8_t entry_
                             std::memcpy(val, m_sram.data() + x, m.size);
                             if (m.sign && m.size < 4) {
                                 const unsigned sh = 32u - 8u * m.size;
-                                val[0] = static_cast<uint32_t>(static_cast<int32_t>(val[0] << sh) >>
-                                                               sh);
+                                val[0] =
+                                    static_cast<uint32_t>(static_cast<int32_t>(val[0] << sh) >> sh);
                             }
                         }
                         put(m.rd, ok, val[0]);

@@ -18,6 +18,7 @@
 #include "platforms/spinnaker2/run_elf.h"
 #include "tools/compiler/snn/paradigm.h"
 #include "tools/scenario/scenario.h"
+#include "workloads/deepr/host.h"
 #include "workloads/dnn/host.h"
 #include "workloads/snn/host.h"
 
@@ -131,6 +132,54 @@ int bench_mlp(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
                 << " inferences, " << std::setprecision(3) << r.wall_seconds << " s wall)\n";
     }
     return 0;
+}
+
+// DEEP R training on the prototype (seed 003, issue 16): simulated training iterations per wall
+// second for 1PA and 4PA with the bit-exact check on, and the wall time of a full epoch (50,000
+// iterations) extrapolated from the per-iteration rate (the fixed start-up cost measured apart).
+int bench_deepr(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
+                std::ostream& err) {
+    const std::string trace = "/tmp/nmsim_bench_deepr_" + std::to_string(::getpid()) + ".h5";
+    int rc = 0;
+    for (const char* setup : {"1pa", "4pa"}) {
+        const std::string path =
+            std::string(NMSIM_SCENARIOS_DIR) + "/s2_proto_deepr_" + setup + ".yaml";
+        auto timed = [&](uint64_t iterations, workloads::deepr::DeeprSummary* sum) {
+            scenario::LoadOptions lo;
+            lo.firmware_dirs = dirs;
+            lo.sets = {"workload.deepr.iterations=" + std::to_string(iterations),
+                       "workload.deepr.test_count=0"};
+            std::ostringstream rep, rerr;
+            workloads::deepr::DeeprHost host;
+            run::RunOptions o;
+            o.quiet = true;
+            o.trace_path = trace;
+            const run::RunResult r = run::run_scenario(scenario::load(path, lo), o, rep, rerr, host);
+            std::remove(trace.c_str());
+            if (!r.ok) throw std::runtime_error("DEEP R " + std::string(setup) + ": " + r.message);
+            *sum = host.summary();
+            return r.wall_seconds;
+        };
+        try {
+            workloads::deepr::DeeprSummary base_sum, sum;
+            const uint64_t n = quick ? 100 : 1000;
+            const double base = timed(10, &base_sum);
+            const double wall = timed(n, &sum);
+            const double per = (wall - base) / double(n - 10);
+            const double sim_per = sum.train_us / double(sum.iterations) * 1e-6;
+            out << "DEEP R " << (setup[0] == '1' ? "1PA (1 PE) " : "4PA (4 PEs)") << "        "
+                << std::setprecision(0) << 1.0 / per << " training iterations per wall second  ("
+                << n << " iterations in " << std::setprecision(2) << wall << " s, start-up "
+                << base << " s; " << std::setprecision(0) << sim_per * 1e6
+                << " us simulated each, slowdown " << std::setprecision(1) << per / sim_per
+                << "x; a 50,000-iteration epoch about " << std::setprecision(1)
+                << (base + per * 50000.0) / 60.0 << " min wall; every iteration checked)\n";
+        } catch (const std::exception& e) {
+            err << "nmsim bench: " << e.what() << "\n";
+            rc = 1;
+        }
+    }
+    return rc;
 }
 
 // One SNN run for the bench: the network text, `ticks` ticks, every population in `paradigm`.
@@ -319,6 +368,7 @@ int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
     rc = std::max(rc, bench_chip(dirs, out, err));
     rc = std::max(rc, bench_snn(dirs, quick, out, err));
     rc = std::max(rc, bench_snn_paradigms(dirs, quick, out, err));
+    rc = std::max(rc, bench_deepr(dirs, quick, out, err));
     return std::max(rc, bench_mlp(dirs, quick, out, err));
 }
 

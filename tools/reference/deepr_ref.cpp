@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "models/common/seeding.h"
 #include "nmsim/hw/spinnaker2/exp_regs.h"
 
 namespace nmsim::reference {
@@ -25,8 +26,9 @@ template <class T>
 DeeprTrainer<T>::DeeprTrainer(const DeeprSpec& spec) : m_spec(spec), m_rng(spec.seeds) {
     for (unsigned l = 0; l < 3; ++l) {
         if (spec.four_cores && (spec.n[l] % 2 || spec.n[l + 1] % 2 || spec.connections[l] % 4))
-            throw std::invalid_argument("deepr reference: four cores need even layer sizes and "
-                                        "connections divisible by 4");
+            throw std::invalid_argument(
+                "deepr reference: four cores need even layer sizes and "
+                "connections divisible by 4");
         if (uint64_t(spec.block_capacity(l)) * 2 > uint64_t(spec.block_in(l)) * spec.block_out(l))
             throw std::invalid_argument("deepr reference: more than half of a block connected");
     }
@@ -118,9 +120,9 @@ void DeeprTrainer<T>::init_block(unsigned cell, unsigned l) {
     // drawn max_new at a time, like rewiring steps (the firmware's temporary buffer)
     DeeprBlock<T>& b = m_blocks[cell][l];
     while (b.rows.size() < m_spec.block_capacity(l))
-        insert_new(cell, l,
-                   std::min<uint32_t>(m_spec.block_capacity(l) - uint32_t(b.rows.size()),
-                                      m_spec.max_new));
+        insert_new(
+            cell, l,
+            std::min<uint32_t>(m_spec.block_capacity(l) - uint32_t(b.rows.size()), m_spec.max_new));
     const T scale = static_cast<T>(m_spec.init_scale[l]);
     for (T& th : b.theta) th = std::fabs(gauss(cell)) * scale;
 }
@@ -142,8 +144,8 @@ void DeeprTrainer<T>::rewire(unsigned cell, unsigned l, uint32_t& deleted, uint3
     b.cols.resize(kept);
     b.theta.resize(kept);
     b.sign.resize(kept);
-    inserted = std::min<uint32_t>(m_spec.block_capacity(l) - static_cast<uint32_t>(kept),
-                                  m_spec.max_new);
+    inserted =
+        std::min<uint32_t>(m_spec.block_capacity(l) - static_cast<uint32_t>(kept), m_spec.max_new);
     insert_new(cell, l, inserted);
 }
 
@@ -241,7 +243,8 @@ void DeeprTrainer<T>::softmax_and_delta(uint32_t label, DeeprIteration<T>& it) {
             e[j] = s2_exp_datapath(x, m_spec.exp_iterations);
             sum += e[j];
         }
-        for (uint32_t j = 0; j < n; ++j) m_p[j] = static_cast<float>(e[j]) / static_cast<float>(sum);
+        for (uint32_t j = 0; j < n; ++j)
+            m_p[j] = static_cast<float>(e[j]) / static_cast<float>(sum);
     } else {
         T sum = 0;
         for (uint32_t j = 0; j < n; ++j) sum += (m_p[j] = std::exp(m_z[j] - m_z[best]));
@@ -305,6 +308,29 @@ uint32_t DeeprTrainer<T>::classify(const uint8_t* image) {
     for (uint32_t j = 1; j < m_spec.n[3]; ++j)
         if (m_z[j] > m_z[best]) best = j;
     return best;
+}
+
+s2_kiss_state_t deepr_stream_state(uint64_t seed, uint32_t cell) {
+    uint64_t s = derive_seed(seed, 0xDEE90000u + cell);
+    const uint64_t a = splitmix64_next(s), b = splitmix64_next(s);
+    s2_kiss_state_t k;
+    k.x = static_cast<uint32_t>(a);
+    k.y = static_cast<uint32_t>(a >> 32) | 1u;
+    k.z = static_cast<uint32_t>(b);
+    k.c = static_cast<uint32_t>((b >> 32) % (S2_PRNG_MWC_MULTIPLIER - 1u) + 1u);
+    return k;
+}
+
+DeeprSpec deepr_spec(const std::array<uint32_t, 4>& n, const std::array<uint32_t, 3>& connections,
+                     bool four_cores, uint64_t seed) {
+    DeeprSpec s;
+    s.n = n;
+    s.connections = connections;
+    s.four_cores = four_cores;
+    for (uint32_t cell = 0; cell < s.cells(); ++cell) s.seeds[cell] = deepr_stream_state(seed, cell);
+    for (unsigned l = 0; l < 3; ++l)
+        s.init_scale[l] = static_cast<float>(1.0 / std::sqrt(static_cast<double>(n[l])));
+    return s;
 }
 
 template class DeeprTrainer<float>;

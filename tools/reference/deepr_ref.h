@@ -18,14 +18,14 @@
 namespace nmsim::reference {
 
 struct DeeprSpec {
-    std::array<uint32_t, 4> n{784, 300, 100, 10};       // layer sizes
+    std::array<uint32_t, 4> n{784, 300, 100, 10};         // layer sizes
     std::array<uint32_t, 3> connections{2352, 900, 300};  // active connections per matrix
-    bool four_cores = false;                             // seed 003 Fig. 5 checkerboard
-    uint32_t epoch_size = 50000;                         // iterations per epoch
+    bool four_cores = false;                              // seed 003 Fig. 5 checkerboard
+    uint32_t epoch_size = 50000;                          // iterations per epoch
     uint32_t lr_halving_epochs = 2;
     float learning_rate = 0.05f, l1 = 1e-5f, noise = 3e-4f;
     uint32_t rewiring_period = 10;
-    uint32_t max_new = 64;       // new connections per block and rewiring step
+    uint32_t max_new = 64;  // new connections per block and rewiring step
     uint32_t exp_iterations = 16;
     std::array<s2_kiss_state_t, 4> seeds{};  // per cell (one core: seeds[0])
     std::array<float, 3> init_scale{};       // initial amplitude = |N(0,1)| * init_scale
@@ -99,6 +99,16 @@ private:
     uint64_t m_epoch = ~uint64_t{0};
     uint64_t m_draws = 0;
 };
+
+// The random stream of cell `cell` for a run seeded with `seed` (the deepr workload's convention,
+// so that this reference and a chip run agree): a valid KISS state (y != 0, 0 < c < the MWC
+// multiplier) from splitmix64.
+s2_kiss_state_t deepr_stream_state(uint64_t seed, uint32_t cell);
+
+// The spec of seed 003's network with the given settings, the seeds of every cell from `seed`
+// and the initial scale 1/sqrt(fan-in) per matrix.
+DeeprSpec deepr_spec(const std::array<uint32_t, 4>& n, const std::array<uint32_t, 3>& connections,
+                     bool four_cores, uint64_t seed);
 
 extern template class DeeprTrainer<float>;
 extern template class DeeprTrainer<double>;

@@ -4,11 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "models/common/seeding.h"
+#include "models/common/units.h"
 #include "nmsim/hw/spinnaker2/exp_regs.h"
 #include "nmsim/hw/spinnaker2/noc_map.h"
 #include "nmsim/hw/spinnaker2/prng_regs.h"
-#include "models/common/units.h"
 #include "workloads/deepr/host.h"
 
 namespace nmsim::workloads::deepr {
@@ -25,19 +24,6 @@ uint32_t bits_of(float f) {
 }
 
 uint32_t round_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
-
-// The KISS state of cell `cell`'s random stream, from the scenario seed (valid: y != 0,
-// 0 < c < the MWC multiplier).
-s2_kiss_state_t stream_state(uint64_t seed, uint32_t cell) {
-    uint64_t s = derive_seed(seed, 0xDEE9'0000u + cell);
-    const uint64_t a = splitmix64_next(s), b = splitmix64_next(s);
-    s2_kiss_state_t k;
-    k.x = static_cast<uint32_t>(a);
-    k.y = static_cast<uint32_t>(a >> 32) | 1u;
-    k.z = static_cast<uint32_t>(b);
-    k.c = static_cast<uint32_t>((b >> 32) % (S2_PRNG_MWC_MULTIPLIER - 1u) + 1u);
-    return k;
-}
 
 // Samples as the firmware reads them: the label (uint32), then the pixels, padded to 4 bytes.
 std::vector<uint8_t> sample_blob(const dataset::LabelledImages& d, uint32_t count,
@@ -154,10 +140,8 @@ Compiled compile(const DeeprWorkload& w, const spinnaker2::ChipParams& p, uint64
         errors.push_back(ConfigError{w.origin_of(field), "workload.deepr." + field, msg});
     };
     Compiled C;
+    C.spec = reference::deepr_spec(w.layers, w.connections, w.cores == 4, seed);
     reference::DeeprSpec& s = C.spec;
-    s.n = w.layers;
-    s.connections = w.connections;
-    s.four_cores = w.cores == 4;
     s.lr_halving_epochs = w.lr_halving_epochs;
     s.learning_rate = static_cast<float>(w.learning_rate);
     s.l1 = static_cast<float>(w.l1);
@@ -165,15 +149,13 @@ Compiled compile(const DeeprWorkload& w, const spinnaker2::ChipParams& p, uint64
     s.rewiring_period = w.rewiring_period;
     s.max_new = w.max_new;
     s.exp_iterations = w.exp_iterations;
-    for (unsigned l = 0; l < 3; ++l)
-        s.init_scale[l] = static_cast<float>(1.0 / std::sqrt(double(w.layers[l])));
-    for (uint32_t cell = 0; cell < s.cells(); ++cell) s.seeds[cell] = stream_state(seed, cell);
     for (unsigned l = 0; l < 3; ++l) {
         if (s.four_cores && (w.layers[l] % 2 || w.layers[l + 1] % 2))
             err("layers", "four cores split every layer in halves: sizes must be even");
         if (s.four_cores && w.connections[l] % 4)
-            err("connections", "four cores split every matrix in quarters: connection counts "
-                               "must be multiples of 4");
+            err("connections",
+                "four cores split every matrix in quarters: connection counts "
+                "must be multiples of 4");
         if (uint64_t(s.block_capacity(l)) * 2 > uint64_t(s.block_in(l)) * s.block_out(l))
             err("connections", "matrix " + std::to_string(l + 1) + ": " +
                                    std::to_string(w.connections[l]) + " connections in " +
@@ -202,8 +184,8 @@ Compiled compile(const DeeprWorkload& w, const spinnaker2::ChipParams& p, uint64
         throw ScenarioError(std::move(errors));
     }
     if (C.train.item != w.layers[0] || (w.test_count && C.test.item != w.layers[0]))
-        err("layers", "the images have " + std::to_string(C.train.item) +
-                          " pixels, layers.0 is " + std::to_string(w.layers[0]));
+        err("layers", "the images have " + std::to_string(C.train.item) + " pixels, layers.0 is " +
+                          std::to_string(w.layers[0]));
     if (C.train.count < w.train_count)
         err("train_count", std::to_string(w.train_count) + " training images asked for, " +
                                w.train_images + " has " + std::to_string(C.train.count));
@@ -213,8 +195,8 @@ Compiled compile(const DeeprWorkload& w, const spinnaker2::ChipParams& p, uint64
     for (uint32_t i = 0; i < C.train.count; ++i)
         if (C.train.labels[i] >= w.layers[3]) {
             err("train_labels", "label " + std::to_string(C.train.labels[i]) + " of image " +
-                                    std::to_string(i) + " is not below layers.3 = " +
-                                    std::to_string(w.layers[3]));
+                                    std::to_string(i) +
+                                    " is not below layers.3 = " + std::to_string(w.layers[3]));
             break;
         }
     s.epoch_size = static_cast<uint32_t>(w.epoch_size ? w.epoch_size : w.train_count);
@@ -232,13 +214,13 @@ Compiled compile(const DeeprWorkload& w, const spinnaker2::ChipParams& p, uint64
     }
     // DRAM (interface 0): training samples, test samples, the records of every PE.
     const uint32_t stride = 4 + round_up(w.layers[0], 4);
-    const uint64_t records = uint64_t(w.record ? w.iterations : 0) * s.cells() *
-                             sizeof(s2_deepr_record_t);
+    const uint64_t records =
+        uint64_t(w.record ? w.iterations : 0) * s.cells() * sizeof(s2_deepr_record_t);
     const uint64_t need = uint64_t(w.train_count + w.test_count) * stride + records;
-    if (need > p.dram.size.n / S2_DRAM_IF_COUNT)
+    if (need > spinnaker2::dram_if_size(p))
         err("iterations", "the samples and records need " + format_bytes(Bytes{need}) +
                               " of DRAM, the first interface has " +
-                              format_bytes(Bytes{p.dram.size.n / S2_DRAM_IF_COUNT}) +
+                              format_bytes(Bytes{spinnaker2::dram_if_size(p)}) +
                               " (fewer train_count or iterations, or record: false)");
     if (!errors.empty()) throw ScenarioError(std::move(errors));
     C.train_blob = sample_blob(C.train, static_cast<uint32_t>(w.train_count), stride);
@@ -254,17 +236,17 @@ Compiled compile(const DeeprWorkload& w, const spinnaker2::ChipParams& p, uint64
         c.test_data = C.test_addr;
         c.test_count = static_cast<uint32_t>(w.test_count);
         c.sample_stride = stride;
-        c.records = C.records_addr +
-                    static_cast<uint32_t>(cell * w.iterations * sizeof(s2_deepr_record_t));
+        c.records =
+            C.records_addr + static_cast<uint32_t>(cell * w.iterations * sizeof(s2_deepr_record_t));
         for (uint32_t q = 0; q < s.cells(); ++q) c.peer_pe[q] = w.first_pe + q;
     }
     C.elf = std::make_unique<arm::ElfImage>(arm::ElfImage::load(w.firmware_path));
     for (const auto& seg : C.elf->segments())
         if (uint64_t(seg.addr) + seg.memsz > S2_DEEPR_DATA_BASE)
-            throw ScenarioError({ConfigError{w.origin_of("firmware"), "workload.deepr.firmware",
-                                             w.firmware_path + ": a segment at " +
-                                                 std::to_string(seg.addr) +
-                                                 " reaches into the data memory at 64 KiB"}});
+            throw ScenarioError(
+                {ConfigError{w.origin_of("firmware"), "workload.deepr.firmware",
+                             w.firmware_path + ": a segment at " + std::to_string(seg.addr) +
+                                 " reaches into the data memory at 64 KiB"}});
     C.clock_hz = p.pe.clock().hz;
     return C;
 }

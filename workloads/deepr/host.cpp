@@ -94,8 +94,8 @@ void DeeprHost::begin(run::RunContext& ctx) {
     std::vector<size_t> pes;
     for (size_t c = 0; c < m_c.cells.size(); ++c) {
         const CellLayout& cell = m_c.cells[c];
-        PeMemoryRecord r{cell.pe,           uint32_t(c),       cell.fp.weights,
-                         cell.fp.vectors,   cell.fp.temporary, cell.fp.data};
+        PeMemoryRecord r{cell.pe,         uint32_t(c),       cell.fp.weights,
+                         cell.fp.vectors, cell.fp.temporary, cell.fp.data};
         ctx.trace->append(t, &r);
         pes.push_back(cell.pe);
     }
@@ -121,7 +121,8 @@ void DeeprHost::collect(run::RunContext& ctx) {
         ctx.sim_failed(sim_error().formatted());
     } else {
         for (const CellLayout& cell : m_c.cells) {
-            const std::string problem = spinnaker2::core_problem(m_chip->pe(cell.pe), m_p.sim.max_time);
+            const std::string problem =
+                spinnaker2::core_problem(m_chip->pe(cell.pe), m_p.sim.max_time);
             if (!problem.empty()) {
                 ctx.sim_failed(problem);
                 break;
@@ -155,7 +156,8 @@ void DeeprHost::collect(run::RunContext& ctx) {
     for (const auto& row : m_meter.rows()) {
         if (row.phase != "train") continue;
         m_sum.energy_uj += row.energy_j * 1e6;
-        if (row.component.find("dram") != std::string::npos) m_sum.dram_energy_uj += row.energy_j * 1e6;
+        if (row.component.find("dram") != std::string::npos)
+            m_sum.dram_energy_uj += row.energy_j * 1e6;
     }
     if (m_sum.train_us > 0) m_sum.mean_power_mw = m_sum.energy_uj / m_sum.train_us * 1e3;
     read_records(ctx);
@@ -193,7 +195,8 @@ std::string DeeprHost::check_iteration(uint64_t k,
                                        const reference::DeeprIteration<float>& want) const {
     const std::string at = "iteration " + std::to_string(k);
     const s2_deepr_record_t& r0 = m_records[0][k];
-    if (r0.iteration != k) return at + ": the record holds iteration " + std::to_string(r0.iteration);
+    if (r0.iteration != k)
+        return at + ": the record holds iteration " + std::to_string(r0.iteration);
     if ((r0.label_pred & 0xFFu) != want.label || ((r0.label_pred >> 8) & 0xFFu) != want.pred)
         return at + ": label " + std::to_string(r0.label_pred & 0xFFu) + " predicted " +
                std::to_string((r0.label_pred >> 8) & 0xFFu) + ", the reference " +
@@ -207,9 +210,9 @@ std::string DeeprHost::check_iteration(uint64_t k,
             const uint32_t got = m_records[c][k].changes[l];
             if ((got >> 16) != want.deleted[c][l] || (got & 0xFFFFu) != want.inserted[c][l])
                 return at + ", PE " + std::to_string(m_c.cells[c].pe) + " block " +
-                       std::to_string(l + 1) + ": " + std::to_string(got >> 16) +
-                       " deleted and " + std::to_string(got & 0xFFFFu) +
-                       " inserted, the reference " + std::to_string(want.deleted[c][l]) + " and " +
+                       std::to_string(l + 1) + ": " + std::to_string(got >> 16) + " deleted and " +
+                       std::to_string(got & 0xFFFFu) + " inserted, the reference " +
+                       std::to_string(want.deleted[c][l]) + " and " +
                        std::to_string(want.inserted[c][l]);
         }
     return "";
@@ -239,11 +242,11 @@ std::string DeeprHost::check_final(const reference::DeeprTrainer<float>& ref) co
                 const uint32_t sign = (sw >> (k % 32)) & 1u;
                 if (uint16_t(row) != b.rows[k] || uint16_t(col) != b.cols[k] ||
                     th != bits_of(b.theta[k]) || sign != b.sign[k])
-                    return at + " entry " + std::to_string(k) + ": (" + std::to_string(row) +
-                           ", " + std::to_string(col) + ", " + fmt(float_of(th), 9) + ", sign " +
-                           std::to_string(sign) + "), the reference (" +
-                           std::to_string(b.rows[k]) + ", " + std::to_string(b.cols[k]) + ", " +
-                           fmt(b.theta[k], 9) + ", sign " + std::to_string(b.sign[k]) + ")";
+                    return at + " entry " + std::to_string(k) + ": (" + std::to_string(row) + ", " +
+                           std::to_string(col) + ", " + fmt(float_of(th), 9) + ", sign " +
+                           std::to_string(sign) + "), the reference (" + std::to_string(b.rows[k]) +
+                           ", " + std::to_string(b.cols[k]) + ", " + fmt(b.theta[k], 9) +
+                           ", sign " + std::to_string(b.sign[k]) + ")";
             }
         }
     }
@@ -260,7 +263,8 @@ void DeeprHost::check(run::RunContext& ctx) {
     const uint32_t count = static_cast<uint32_t>(m_w->train_count);
     for (uint64_t k = 0; k < m_sum.iterations; ++k) {
         const uint32_t i = static_cast<uint32_t>(k % count);
-        const auto want = ref.train(m_c.train.images.data() + size_t(i) * n0, m_c.train.labels[i], k);
+        const auto want =
+            ref.train(m_c.train.images.data() + size_t(i) * n0, m_c.train.labels[i], k);
         if (m_first_mismatch.empty()) m_first_mismatch = check_iteration(k, want);
         if (!m_first_mismatch.empty()) {
             ++m_sum.mismatches;
@@ -278,8 +282,9 @@ void DeeprHost::check(run::RunContext& ctx) {
     m_sum.checked = true;
     if (!m_first_mismatch.empty()) {
         m_sum.mismatches = std::max<uint64_t>(m_sum.mismatches, 1);
-        ctx.check_failed("check failed: the chip's training differs from the bit-exact reference: " +
-                         m_first_mismatch);
+        ctx.check_failed(
+            "check failed: the chip's training differs from the bit-exact reference: " +
+            m_first_mismatch);
     }
 }
 

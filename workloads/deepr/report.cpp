@@ -57,26 +57,29 @@ void DeeprHost::report(const run::RunContext&, std::ostream& out) const {
     const double hz = m_c.clock_hz;
     const double it = double(std::max<uint64_t>(s.iterations, 1));
     out << "DEEP R " << setup_name(*m_w) << " on " << m_c.cells.size() << " PE"
-        << (m_c.cells.size() > 1 ? "s" : "") << " at " << fmt(hz / 1e6, 0) << " MHz: "
-        << grouped(s.iterations) << " iterations, rewiring period " << m_w->rewiring_period
-        << " (" << s.rewiring_steps << " steps, " << grouped(s.deleted) << " connections deleted and "
-        << grouped(s.inserted) << " inserted)\n";
+        << (m_c.cells.size() > 1 ? "s" : "") << " at " << fmt(hz / 1e6, 0)
+        << " MHz: " << grouped(s.iterations) << " iterations, rewiring period "
+        << m_w->rewiring_period << " (" << s.rewiring_steps << " steps, " << grouped(s.deleted)
+        << " connections deleted and " << grouped(s.inserted) << " inserted)\n";
     const double per_it_us = s.train_us / it;
     out << "  time per iteration   " << fmt(per_it_us, 1) << " us ("
-        << grouped(uint64_t(per_it_us * hz * 1e-6)) << " cycles); seed 003 implies 3.90 / 2.40 / "
+        << grouped(uint64_t(per_it_us * hz * 1e-6))
+        << " cycles); seed 003 implies 3.90 / 2.40 / "
            "0.51 ms for 1P / 1PA / 4PA if its 1,755 / 1,082 / 228 s were 450 k iterations\n";
     out << "  phase split          import / forward / backward / rewiring, PE " << m_c.cells[0].pe
         << "\n";
     out << "    measured, period " << m_w->rewiring_period << ": " << split_at(s, 0) << "\n";
     for (double p : {1.0, 10.0})
         if (p != double(m_w->rewiring_period))
-            out << "    at period " << fmt(p, 0) << " (this run's cost per rewiring step): "
-                << split_at(s, p) << "\n";
-    out << "    seed 003 sec. 3.2: period 1: 0.2 / 2.5 / 7.2 / 90.1 %, period 10: 1.0 / 13.4 / 38.0 "
+            out << "    at period " << fmt(p, 0)
+                << " (this run's cost per rewiring step): " << split_at(s, p) << "\n";
+    out << "    seed 003 sec. 3.2: period 1: 0.2 / 2.5 / 7.2 / 90.1 %, period 10: 1.0 / 13.4 / "
+           "38.0 "
            "/ 47.6 %\n";
     if (s.rewiring_steps)
-        out << "  rewiring step        " << fmt(s.rewire_cycles / double(s.rewiring_steps) / hz * 1e3, 3)
-            << " ms; at most " << s.max_pending << " dormant connections per block at a step\n";
+        out << "  rewiring step        "
+            << fmt(s.rewire_cycles / double(s.rewiring_steps) / hz * 1e3, 3) << " ms; at most "
+            << s.max_pending << " dormant connections per block at a step\n";
     const Footprint& fp = m_c.cells[0].fp;
     uint64_t w = 0, v = 0, t = 0;
     for (const CellLayout& c : m_c.cells) {
@@ -85,8 +88,9 @@ void DeeprHost::report(const run::RunContext&, std::ostream& out) const {
         t += c.fp.temporary;
     }
     out << "  memory (KB = 1024 B) weights / vectors / temporary = total\n";
-    out << "    per PE             " << fmt(fp.weights / kKiB, 2) << " / " << fmt(fp.vectors / kKiB, 2)
-        << " / " << fmt(fp.temporary / kKiB, 2) << " = " << fmt(fp.total() / kKiB, 2)
+    out << "    per PE             " << fmt(fp.weights / kKiB, 2) << " / "
+        << fmt(fp.vectors / kKiB, 2) << " / " << fmt(fp.temporary / kKiB, 2) << " = "
+        << fmt(fp.total() / kKiB, 2)
         << " KB; seed 003 Fig. 8: 1PA 28.21 / 6.28 / 2.14 = 36.63 KB, 4PA per core 12.99 KB\n";
     if (m_c.cells.size() > 1)
         out << "    all PEs            " << fmt(w / kKiB, 2) << " / " << fmt(v / kKiB, 2) << " / "
@@ -110,10 +114,11 @@ void DeeprHost::report(const run::RunContext&, std::ostream& out) const {
     if (s.messages) out << ", " << grouped(s.messages) << " messages between the PEs";
     out << "\n";
     if (s.checked)
-        out << "  check                " << (s.mismatches ? "FAILED: " + m_first_mismatch
-                                                          : "every iteration and the final "
-                                                            "weights bit-exact with the float32 "
-                                                            "reference")
+        out << "  check                "
+            << (s.mismatches ? "FAILED: " + m_first_mismatch
+                             : "every iteration and the final "
+                               "weights bit-exact with the float32 "
+                               "reference")
             << "\n";
 }
 
@@ -127,7 +132,8 @@ void DeeprHost::write_metrics(run::RunContext& ctx) {
     run::write_metric(w, "deepr.time_per_iteration_us", "us", s.train_us / it);
     run::write_metric(w, "deepr.import_pct", "%", total > 0 ? 100 * s.import_cycles / total : 0);
     run::write_metric(w, "deepr.forward_pct", "%", total > 0 ? 100 * s.forward_cycles / total : 0);
-    run::write_metric(w, "deepr.backward_pct", "%", total > 0 ? 100 * s.backward_cycles / total : 0);
+    run::write_metric(w, "deepr.backward_pct", "%",
+                      total > 0 ? 100 * s.backward_cycles / total : 0);
     run::write_metric(w, "deepr.rewiring_pct", "%", total > 0 ? 100 * s.rewire_cycles / total : 0);
     run::write_metric(w, "deepr.import_us", "us", s.import_cycles / it / hz * 1e6);
     run::write_metric(w, "deepr.forward_us", "us", s.forward_cycles / it / hz * 1e6);

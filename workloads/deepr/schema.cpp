@@ -48,7 +48,9 @@ std::string data_file(Reader& r, const Fields& f, const YNode& map, const std::s
         r.error(map.origin, key + "." + field,
                 "Fashion-MNIST not found at " + dflt +
                     ": install Debian's dataset-fashion-mnist (./nmsim.sh does), or give IDX files "
-                    "(MNIST or Fashion-MNIST, plain or .gz) in " + key + ".train_images, "
+                    "(MNIST or Fashion-MNIST, plain or .gz) in " +
+                    key +
+                    ".train_images, "
                     "train_labels, test_images, test_labels");
     return dflt;
 }
@@ -102,8 +104,7 @@ std::unique_ptr<WorkloadSpec> load_deepr(Reader& r, const YNode& n, const std::s
                 d->lr_halving_epochs = static_cast<uint32_t>(*x);
         }
     }
-    if (auto x = r.get_real(f.get("l1"), key + ".l1", 0, 1, "a regularisation factor"))
-        d->l1 = *x;
+    if (auto x = r.get_real(f.get("l1"), key + ".l1", 0, 1, "a regularisation factor")) d->l1 = *x;
     if (auto x = r.get_real(f.get("noise"), key + ".noise", 0, 1, "a noise amplitude"))
         d->noise = *x;
     if (const YNode* v = f.get("max_new")) {
@@ -141,8 +142,8 @@ std::unique_ptr<WorkloadSpec> load_deepr(Reader& r, const YNode& n, const std::s
         d->epoch_size = *x;
     if (auto x = r.get_uint(f.get("test_count"), key + ".test_count", 10'000'000, "an image count"))
         d->test_count = *x;
-    if (auto x = r.get_uint(f.get("first_pe"), key + ".first_pe", S2_NOC_N_PES - 1,
-                            "a global PE index"))
+    if (auto x =
+            r.get_uint(f.get("first_pe"), key + ".first_pe", S2_NOC_N_PES - 1, "a global PE index"))
         d->first_pe = static_cast<uint32_t>(*x);
     if (auto b = r.get_bool(f.get("record"), key + ".record")) d->record = *b;
     if (auto b = r.get_bool(f.get("check"), key + ".check")) d->check = *b;

@@ -10,7 +10,7 @@ namespace nmsim::workloads::deepr {
 
 struct IterationRecord {
     uint32_t iteration;
-    uint32_t cell;      // 0 (one PE) or the checkerboard cell 2a + b
+    uint32_t cell;  // 0 (one PE) or the checkerboard cell 2a + b
     uint32_t label;
     uint32_t pred;      // the PE owning the output (cell 0); 0 elsewhere
     uint32_t cycles;    // the iteration on this PE (PE clock, waiting included)
@@ -35,14 +35,14 @@ struct PeMemoryRecord {
     uint32_t temporary_bytes;  // the rewiring's new entries, the record staging
     uint32_t data_bytes;       // everything in the data memory incl. configuration and stack
 };
-NMSIM_TRACE_TABLE(
-    PeMemoryRecord, "deepr/memory", "per PE: data memory use by category (seed 003 Fig. 8)",
-    NMSIM_COL(PeMemoryRecord, pe, "1", "global PE index"),
-    NMSIM_COL(PeMemoryRecord, cell, "1", "checkerboard cell (0 for one PE)"),
-    NMSIM_COL(PeMemoryRecord, weight_bytes, "B", "the sparse weight matrices"),
-    NMSIM_COL(PeMemoryRecord, vector_bytes, "B", "activity and error vectors"),
-    NMSIM_COL(PeMemoryRecord, temporary_bytes, "B", "rewiring and record staging"),
-    NMSIM_COL(PeMemoryRecord, data_bytes, "B",
-              "data memory used (configuration, counters and stack included)"));
+NMSIM_TRACE_TABLE(PeMemoryRecord, "deepr/memory",
+                  "per PE: data memory use by category (seed 003 Fig. 8)",
+                  NMSIM_COL(PeMemoryRecord, pe, "1", "global PE index"),
+                  NMSIM_COL(PeMemoryRecord, cell, "1", "checkerboard cell (0 for one PE)"),
+                  NMSIM_COL(PeMemoryRecord, weight_bytes, "B", "the sparse weight matrices"),
+                  NMSIM_COL(PeMemoryRecord, vector_bytes, "B", "activity and error vectors"),
+                  NMSIM_COL(PeMemoryRecord, temporary_bytes, "B", "rewiring and record staging"),
+                  NMSIM_COL(PeMemoryRecord, data_bytes, "B",
+                            "data memory used (configuration, counters and stack included)"));
 
 }  // namespace nmsim::workloads::deepr

@@ -637,6 +637,9 @@ int main(void) {
         }
         phase_end(PH_FORWARD);
         for (int l = S2_DEEPR_LAYERS - 1; l >= 0; --l) backward_layer((unsigned)l);
+#ifdef DEEPR_PERTURB_ITERATION /* test build (firmware/tests): the check must notice this */
+        if (k == DEEPR_PERTURB_ITERATION) g_block[2].theta[0] += 1e-4f;
+#endif
         phase_end(PH_BACKWARD);
         uint32_t changes[S2_DEEPR_LAYERS] = {0, 0, 0};
         if ((k + 1u) % cfg->rewiring_period == 0u) {

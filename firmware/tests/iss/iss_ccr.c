@@ -155,6 +155,8 @@ static void test_always(void) {
 }
 
 static volatile uint32_t g_ptr;
+static volatile uint16_t g_index;
+static volatile uint32_t g_pair[2] __attribute__((aligned(8)));
 
 static void test_computed(void) {
     SHCSR = SHCSR_ENABLES;
@@ -212,6 +214,29 @@ static void test_computed(void) {
         "vstr s0, [%[o], #8]",
         [a] "r"(B), [o] "r"(g_out));
     report("ccr.replay.aligned");
+    /* replayed loads (MicroOp::load): an index loaded by LDRH, a pointer pair by LDRD, a word a
+     * store in the same block wrote (its value forwarded), and a word a narrower store changed
+     * (the replay does not know it: the core runs up to the access) */
+    g_index = 3;
+    RESUME_AFTER("ldrh r3, [%[i]]\n\tadd r2, %[a], r3, lsl #1\n\tvldr s0, [r2]\n\tvstr s0, [%[o]]",
+                 [i] "r"(&g_index), [a] "r"(B), [o] "r"(g_out));
+    report("ccr.replay.ldrh_index");
+    g_pair[0] = B;
+    g_pair[1] = B + 2u;
+    RESUME_AFTER("ldrd r2, r3, [%[p]]\n\tvldr s0, [r3]\n\tvstr s0, [%[o]]", [p] "r"(g_pair),
+                 [o] "r"(g_out));
+    report("ccr.replay.ldrd_pointer");
+    RESUME_AFTER(
+        "add r3, %[a], #2\n\tstr r3, [%[p]]\n\tldr r2, [%[p]]\n\tvldr s0, [r2]\n\t"
+        "vstr s0, [%[o]]",
+        [a] "r"(B), [p] "r"(&g_ptr), [o] "r"(g_out));
+    report("ccr.replay.forwarded");
+    g_ptr = B + 8u;
+    RESUME_AFTER(
+        "movs r3, #2\n\tstrb r3, [%[p]]\n\tldr r2, [%[p]]\n\tvldr s0, [r2]\n\t"
+        "vstr s0, [%[o]]",
+        [p] "r"(&g_ptr), [o] "r"(g_out));
+    report("ccr.replay.narrow_store");
     /* a loop whose second iteration faults (the base moves by 2 each time) */
     RESUME_AFTER(
         "mov r2, %[a]\n\tmovs r3, #0\n\t2: ldrd r0, r1, [r2]\n\tadd r3, r3, #1\n\t"

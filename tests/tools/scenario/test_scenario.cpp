@@ -336,7 +336,7 @@ TEST_F(ScenarioTest, EmptyFileReportsMissingRequiredKeys) {
     EXPECT_EQ(errs[0].origin.line, 1);
     EXPECT_EQ(errs[1].key, "workload");
     EXPECT_EQ(errs[1].message,
-              "missing required key: a map with one workload kind (pe, dnn, bss2, snn, hagen)");
+              "missing required key: a map with one workload kind (pe, dnn, bss2, snn, hagen, deepr)");
 }
 
 TEST_F(ScenarioTest, MissingRequiredKeys) {
@@ -1149,10 +1149,10 @@ TEST_F(DnnScenarioTest, MissingRequiredKeys) {
 
     errs = errors_of("platform: {kind: spinnaker2_chip}\nworkload: {}\n");
     EXPECT_EQ(only_error(errs, path(), 2, 11, "workload"),
-              "expected a map with one workload kind (pe, dnn, bss2, snn, hagen), got an empty map");
+              "expected a map with one workload kind (pe, dnn, bss2, snn, hagen, deepr), got an empty map");
     errs = errors_of("platform: {kind: spinnaker2_chip}\n");
     EXPECT_EQ(only_error(errs, path(), 1, 1, "workload"),
-              "missing required key: a map with one workload kind (pe, dnn, bss2, snn, hagen)");
+              "missing required key: a map with one workload kind (pe, dnn, bss2, snn, hagen, deepr)");
 }
 
 TEST_F(DnnScenarioTest, UnknownKeySuggests) {
@@ -1287,7 +1287,7 @@ TEST_F(DnnScenarioTest, PeKindRejectsDnn) {
               "the dnn workload runs on platform kind spinnaker2_chip, not spinnaker2_pe");
     errs = errors_of("platform: {kind: spinnaker2_pe}\nworkload:\n  dnnn: {count: 3}\n");
     EXPECT_EQ(only_error(errs, path(), 3, 3, "workload.dnnn"),
-              "unknown workload kind \"dnnn\" (did you mean \"dnn\"?) (valid: pe, dnn, bss2, snn, hagen)");
+              "unknown workload kind \"dnnn\" (did you mean \"dnn\"?) (valid: pe, dnn, bss2, snn, hagen, deepr)");
 }
 
 TEST_F(DnnScenarioTest, BadKindDoesNotCascade) {
@@ -1523,7 +1523,8 @@ TEST_F(Bss2ScenarioTest, ErrorsNameLineAndKey) {
 // ---- the frame: workload kinds, the old pe form, --base-dir ----------------------------------
 
 TEST(WorkloadRegistry, KindsPlatformsAndKeys) {
-    EXPECT_EQ(workload_names(), (std::vector<std::string>{"pe", "dnn", "bss2", "snn", "hagen"}));
+    EXPECT_EQ(workload_names(),
+              (std::vector<std::string>{"pe", "dnn", "bss2", "snn", "hagen", "deepr"}));
     ASSERT_NE(find_workload_schema("dnn"), nullptr);
     EXPECT_EQ(find_workload_schema("dnn")->platforms,
               (std::vector<std::string>{"spinnaker2_chip"}));
@@ -1723,7 +1724,7 @@ TEST_F(ScenarioTest, OneWorkloadPerScenario) {
               "a scenario runs one workload; \"pe\" is given at " + path() + ":3:3");
     errs = errors_of("platform: {kind: spinnaker2_pe}\nworkload: [pe]\n");
     EXPECT_EQ(only_error(errs, path(), 2, 11, "workload"),
-              "expected a map with one workload kind (pe, dnn, bss2, snn, hagen), got a list");
+              "expected a map with one workload kind (pe, dnn, bss2, snn, hagen, deepr), got a list");
 }
 
 TEST_F(ScenarioTest, BaseDirResolvesRelativePaths) {
