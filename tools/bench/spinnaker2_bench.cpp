@@ -172,8 +172,10 @@ int bench_deepr(const std::vector<std::string>& dirs, bool quick, std::ostream& 
                 << n << " iterations in " << std::setprecision(2) << wall << " s, start-up "
                 << base << " s; " << std::setprecision(0) << sim_per * 1e6
                 << " us simulated each, slowdown " << std::setprecision(1) << per / sim_per
-                << "x; a 50,000-iteration epoch about " << std::setprecision(1)
-                << (base + per * 50000.0) / 60.0 << " min wall; every iteration checked)\n";
+                << "x; a 50,000-iteration epoch at this rate " << std::setprecision(1)
+                << (base + per * 50000.0) / 60.0
+                << " min wall, more later in training as more connections are rewired; every "
+                   "iteration checked)\n";
         } catch (const std::exception& e) {
             err << "nmsim bench: " << e.what() << "\n";
             rc = 1;

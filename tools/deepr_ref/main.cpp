@@ -2,7 +2,10 @@
 // epochs, the held-out accuracy after each evaluation interval as CSV (docs/deepr.md, "Long
 // runs"). With the same settings and --seed as a scenario, the float32 curve is the chip's own
 // (the firmware matches the reference bit for bit); the double curve is the same training without
-// float32 rounding. Exit status: 0, 2 for bad options or data.
+// float32 rounding. Per evaluation: the iterations and epochs trained, the training accuracy over
+// the interval (before each update), the held-out accuracy, and the connections deleted per
+// rewiring step over the interval (all matrices and PEs). Exit status: 0, 2 for bad options or
+// data.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -30,16 +33,16 @@ void train(const Options& o, const ref::DeeprSpec& spec, const nmsim::dataset::L
     ref::DeeprTrainer<T> t(spec);
     const uint64_t total = static_cast<uint64_t>(o.epochs * double(o.train_count) + 0.5);
     const uint64_t every = o.eval_every ? o.eval_every : o.train_count;
-    uint64_t right = 0, seen = 0;
+    uint64_t right = 0, seen = 0, deleted = 0, steps = 0;
     auto evaluate = [&](uint64_t k) {
         uint64_t ok = 0;
         for (uint32_t i = 0; i < te.count; ++i)
             ok += t.classify(te.images.data() + size_t(i) * te.item) == te.labels[i];
-        std::printf("%s,%llu,%.4f,%.4f,%.4f\n", name, static_cast<unsigned long long>(k),
+        std::printf("%s,%llu,%.4f,%.4f,%.4f,%.2f\n", name, static_cast<unsigned long long>(k),
                     double(k) / double(o.train_count), seen ? double(right) / double(seen) : 0.0,
-                    double(ok) / double(te.count));
+                    double(ok) / double(te.count), steps ? double(deleted) / double(steps) : 0.0);
         std::fflush(stdout);
-        right = seen = 0;
+        right = seen = deleted = steps = 0;
     };
     evaluate(0);
     for (uint64_t k = 0; k < total; ++k) {
@@ -47,6 +50,11 @@ void train(const Options& o, const ref::DeeprSpec& spec, const nmsim::dataset::L
         const auto it = t.train(tr.images.data() + size_t(i) * tr.item, tr.labels[i], k);
         right += it.pred == it.label;
         ++seen;
+        if (it.rewired) {
+            ++steps;
+            for (const auto& cell : it.deleted)
+                for (uint32_t d : cell) deleted += d;
+        }
         if ((k + 1) % every == 0 || k + 1 == total) evaluate(k + 1);
     }
 }
@@ -103,7 +111,7 @@ int main(int argc, char** argv) {
         spec.rewiring_period = o.period;
         spec.max_new = o.max_new;
         spec.exp_iterations = o.exp_iterations;
-        std::printf("precision,iteration,epoch,train_accuracy,test_accuracy\n");
+        std::printf("precision,iteration,epoch,train_accuracy,test_accuracy,deleted_per_step\n");
         if (o.precision != "double") train<float>(o, spec, tr, te, "float");
         if (o.precision != "float") train<double>(o, spec, tr, te, "double");
     } catch (const std::exception& e) {

@@ -17,12 +17,6 @@ using scenario::ScenarioError;
 
 namespace {
 
-uint32_t bits_of(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
-
 uint32_t round_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 // Samples as the firmware reads them: the label (uint32), then the pixels, padded to 4 bytes.
@@ -79,7 +73,7 @@ CellLayout layout_cell(const reference::DeeprSpec& spec, const DeeprWorkload& w,
         b.cols = a.take(2 * b.capacity, fp.weights);
         b.theta = a.take(4 * b.capacity, fp.weights);
         b.signs = a.take(4 * ((b.capacity + 31) / 32), fp.weights);
-        b.init_scale = bits_of(spec.init_scale[l]);
+        b.init_scale = float_bits(spec.init_scale[l]);
     }
     // Vectors: the input half, the hidden layers' inputs (two buffers each with four cores: the
     // next iteration's may arrive while this one's update still reads them), errors, partials.
@@ -118,9 +112,9 @@ CellLayout layout_cell(const reference::DeeprSpec& spec, const DeeprWorkload& w,
     c.iterations = static_cast<uint32_t>(w.iterations);
     c.epoch_size = static_cast<uint32_t>(spec.epoch_size);
     c.lr_halving_epochs = spec.lr_halving_epochs;
-    c.learning_rate = bits_of(spec.learning_rate);
-    c.l1 = bits_of(spec.l1);
-    c.noise = bits_of(spec.noise);
+    c.learning_rate = float_bits(spec.learning_rate);
+    c.l1 = float_bits(spec.l1);
+    c.noise = float_bits(spec.noise);
     c.rewiring_period = spec.rewiring_period;
     c.max_new = spec.max_new;
     c.exp_iterations = spec.exp_iterations;

@@ -21,12 +21,6 @@ using run::fmt;
 
 namespace {
 
-uint32_t bits_of(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
-
 float float_of(uint32_t u) {
     float f;
     std::memcpy(&f, &u, 4);
@@ -47,6 +41,15 @@ void DeeprHost::prepare(run::RunContext& ctx) {
     m_w = &ctx.scenario.workload.as<DeeprWorkload>();
     m_p = spinnaker2::resolve_chip_params(ctx.scenario, &ctx.params);
     m_c = compile(*m_w, m_p, ctx.scenario.seed);
+    // Unless the scenario sets sim.max_time: 50 ms per iteration (about 10 x the slowest setup's
+    // iteration late in training) and 5 ms per held-out image, plus 1 s.
+    m_max_time_ps = m_p.sim.max_time.ps;
+    for (const run::ParamValue& v : ctx.params)
+        if (v.path == "sim.max_time" && v.origin == "default")
+            m_max_time_ps = std::max<uint64_t>(
+                m_max_time_ps, uint64_t{1'000'000'000'000} +
+                                   m_w->iterations * uint64_t{50'000'000'000} +
+                                   m_w->test_count * uint64_t{5'000'000'000});
 }
 
 void DeeprHost::load(run::RunContext& ctx) {
@@ -202,7 +205,7 @@ std::string DeeprHost::check_iteration(uint64_t k,
                std::to_string((r0.label_pred >> 8) & 0xFFu) + ", the reference " +
                std::to_string(want.label) + " predicted " + std::to_string(want.pred);
     for (uint32_t j = 0; j < std::min<uint32_t>(m_c.spec.n[3], 10); ++j)
-        if (r0.prob[j] != bits_of(want.prob[j]))
+        if (r0.prob[j] != float_bits(want.prob[j]))
             return at + ": probability " + std::to_string(j) + " is " +
                    fmt(float_of(r0.prob[j]), 9) + ", the reference " + fmt(want.prob[j], 9);
     for (size_t c = 0; c < m_records.size(); ++c)
@@ -241,7 +244,7 @@ std::string DeeprHost::check_final(const reference::DeeprTrainer<float>& ref) co
                 std::memcpy(&sw, sram + L.signs + 4 * (k / 32), 4);
                 const uint32_t sign = (sw >> (k % 32)) & 1u;
                 if (uint16_t(row) != b.rows[k] || uint16_t(col) != b.cols[k] ||
-                    th != bits_of(b.theta[k]) || sign != b.sign[k])
+                    th != float_bits(b.theta[k]) || sign != b.sign[k])
                     return at + " entry " + std::to_string(k) + ": (" + std::to_string(row) + ", " +
                            std::to_string(col) + ", " + fmt(float_of(th), 9) + ", sign " +
                            std::to_string(sign) + "), the reference (" + std::to_string(b.rows[k]) +

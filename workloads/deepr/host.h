@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,13 @@
 #include "workloads/deepr/spec.h"
 
 namespace nmsim::workloads::deepr {
+
+// The IEEE binary32 bits of a float (configuration words, record comparison).
+inline uint32_t float_bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
 
 // Bytes of a PE's data memory by the categories of seed 003 Fig. 8.
 struct Footprint {
@@ -69,7 +77,9 @@ public:
     void elaboration(const run::RunContext& ctx, std::ostream& out) const override;
     void load(run::RunContext& ctx) override;
     void begin(run::RunContext& ctx) override;
-    uint64_t max_time_ps() const override { return m_p.sim.max_time.ps; }
+    // sim.max_time when the scenario sets it, else a bound from the workload (a training run
+    // of many iterations outlasts the platform's default of 1 s).
+    uint64_t max_time_ps() const override { return m_max_time_ps; }
     run::Progress progress() const override;
     void collect(run::RunContext& ctx) override;
     void check(run::RunContext& ctx) override;
@@ -93,6 +103,7 @@ private:
     DeeprSummary m_sum;
     std::string m_first_mismatch;
     uint64_t m_train_ps = 0, m_test_ps = 0;  // cell 0's marks: training and testing begin
+    uint64_t m_max_time_ps = 0;
 };
 
 }  // namespace nmsim::workloads::deepr

@@ -507,8 +507,8 @@ static void backward_layer(unsigned l) {
             send(3u * g_a, S2_DEEPR_MSG_BWD_PARTIAL(l), part, b->n_in);
         }
         if (!g_four || g_diag) {
-            for (uint32_t i = 0; i < b->n_in; ++i)
-                if (!(act[i] > 0.0f)) d_in[i] = 0.0f;
+            /* ReLU': unconditional stores (a conditional one makes the ISS step its block) */
+            for (uint32_t i = 0; i < b->n_in; ++i) d_in[i] = act[i] > 0.0f ? d_in[i] : 0.0f;
             if (g_four) send(2u * (1u - g_a) + g_a, S2_DEEPR_MSG_BWD_HALF(l), d_in, b->n_in);
         }
     }
@@ -653,6 +653,9 @@ int main(void) {
             phase_end(PH_REWIRE);
         }
         g_parity ^= 1u;
+        ctr->correct_train = correct;
+        ctr->max_pending = max_pending;
+        publish_counters(); /* every iteration: an interrupted run still reports its phases */
         ctr->iterations_done = k + 1u;
         if (record) write_record(k, label, pred, changes, g_mark - t0);
     }
