@@ -154,7 +154,8 @@ int bench_deepr(const std::vector<std::string>& dirs, bool quick, std::ostream& 
             run::RunOptions o;
             o.quiet = true;
             o.trace_path = trace;
-            const run::RunResult r = run::run_scenario(scenario::load(path, lo), o, rep, rerr, host);
+            const run::RunResult r =
+                run::run_scenario(scenario::load(path, lo), o, rep, rerr, host);
             std::remove(trace.c_str());
             if (!r.ok) throw std::runtime_error("DEEP R " + std::string(setup) + ": " + r.message);
             *sum = host.summary();
@@ -169,8 +170,8 @@ int bench_deepr(const std::vector<std::string>& dirs, bool quick, std::ostream& 
             const double sim_per = sum.train_us / double(sum.iterations) * 1e-6;
             out << "DEEP R " << (setup[0] == '1' ? "1PA (1 PE) " : "4PA (4 PEs)") << "        "
                 << std::setprecision(0) << 1.0 / per << " training iterations per wall second  ("
-                << n << " iterations in " << std::setprecision(2) << wall << " s, start-up "
-                << base << " s; " << std::setprecision(0) << sim_per * 1e6
+                << n << " iterations in " << std::setprecision(2) << wall << " s, start-up " << base
+                << " s; " << std::setprecision(0) << sim_per * 1e6
                 << " us simulated each, slowdown " << std::setprecision(1) << per / sim_per
                 << "x; a 50,000-iteration epoch at this rate " << std::setprecision(1)
                 << (base + per * 50000.0) / 60.0

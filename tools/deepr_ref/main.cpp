@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "nmsim-deepr-ref: the images must have 784 pixels\n");
             return 2;
         }
-        ref::DeeprSpec spec = ref::deepr_spec({784, 300, 100, 10}, {2352, 900, 300},
-                                              o.cores == 4, o.seed);
+        ref::DeeprSpec spec =
+            ref::deepr_spec({784, 300, 100, 10}, {2352, 900, 300}, o.cores == 4, o.seed);
         spec.epoch_size = static_cast<uint32_t>(o.train_count);
         spec.lr_halving_epochs = o.halving;
         spec.learning_rate = static_cast<float>(o.lr);

@@ -1,6 +1,7 @@
 // The compile stage of the deepr workload: the data (IDX files), each PE's data memory layout
 // (configuration, the three weight blocks in the seed's format, vectors, temporary buffers), the
 // DRAM layout (samples, records) and the reference's configuration. No simulation.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -170,13 +171,19 @@ Compiled compile(const DeeprWorkload& w, const spinnaker2::ChipParams& p, uint64
                                      "instruction + 64 KiB data memory, seed 003 sec. 2.1)"});
     if (!errors.empty()) throw ScenarioError(std::move(errors));
 
-    try {
-        C.train = dataset::read_labelled(w.train_images, w.train_labels, w.train_count);
-        C.test = dataset::read_labelled(w.test_images, w.test_labels, w.test_count);
-    } catch (const dataset::IdxError& e) {
-        err("train_images", e.what());
-        throw ScenarioError(std::move(errors));
-    }
+    // Errors name the key of the file the reader names (images or labels of either set).
+    auto read = [&](const std::string& images, const std::string& labels, uint64_t count,
+                    const std::string& set, dataset::LabelledImages& out) {
+        try {
+            out = dataset::read_labelled(images, labels, count);
+        } catch (const dataset::IdxError& e) {
+            const std::string what = e.what();
+            err(set + (what.rfind(labels, 0) == 0 ? "_labels" : "_images"), what);
+        }
+    };
+    read(w.train_images, w.train_labels, w.train_count, "train", C.train);
+    read(w.test_images, w.test_labels, std::max<uint64_t>(w.test_count, 1), "test", C.test);
+    if (!errors.empty()) throw ScenarioError(std::move(errors));
     if (C.train.item != w.layers[0] || (w.test_count && C.test.item != w.layers[0]))
         err("layers", "the images have " + std::to_string(C.train.item) + " pixels, layers.0 is " +
                           std::to_string(w.layers[0]));

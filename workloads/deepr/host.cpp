@@ -46,10 +46,10 @@ void DeeprHost::prepare(run::RunContext& ctx) {
     m_max_time_ps = m_p.sim.max_time.ps;
     for (const run::ParamValue& v : ctx.params)
         if (v.path == "sim.max_time" && v.origin == "default")
-            m_max_time_ps = std::max<uint64_t>(
-                m_max_time_ps, uint64_t{1'000'000'000'000} +
-                                   m_w->iterations * uint64_t{50'000'000'000} +
-                                   m_w->test_count * uint64_t{5'000'000'000});
+            m_max_time_ps =
+                std::max<uint64_t>(m_max_time_ps, uint64_t{1'000'000'000'000} +
+                                                      m_w->iterations * uint64_t{50'000'000'000} +
+                                                      m_w->test_count * uint64_t{5'000'000'000});
 }
 
 void DeeprHost::load(run::RunContext& ctx) {
@@ -156,10 +156,12 @@ void DeeprHost::collect(run::RunContext& ctx) {
     const uint64_t train_end = m_test_ps ? m_test_ps : now;
     m_sum.train_us = m_train_ps ? double(train_end - m_train_ps) * 1e-6 : 0.0;
     m_sum.test_us = m_test_ps ? double(now - m_test_ps) * 1e-6 : 0.0;
+    std::vector<std::string> drams;
+    for (size_t i = 0; i < m_chip->dram_count(); ++i) drams.push_back(m_chip->dram(i).name());
     for (const auto& row : m_meter.rows()) {
         if (row.phase != "train") continue;
         m_sum.energy_uj += row.energy_j * 1e6;
-        if (row.component.find("dram") != std::string::npos)
+        if (std::find(drams.begin(), drams.end(), row.component) != drams.end())
             m_sum.dram_energy_uj += row.energy_j * 1e6;
     }
     if (m_sum.train_us > 0) m_sum.mean_power_mw = m_sum.energy_uj / m_sum.train_us * 1e3;

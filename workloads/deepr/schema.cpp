@@ -248,7 +248,7 @@ const WorkloadSchema& schema() {
              "in software (1P)"},
             {"iterations", "unsigned int", "100", "training iterations, one image each (batch 1)"},
             {"rewiring_period", "int >= 1", "10",
-             "iterations between rewiring steps (seed 003 sec. 2.7 chose 10)"},
+             "iterations between rewiring steps (seed 003 sec. 3.2 chose 10)"},
             {"layers", "[n0, n1, n2, n3]", "[784, 300, 100, 10]", "layer sizes (n3 <= 16)"},
             {"connections", "[k1, k2, k3]", "[2352, 900, 300]",
              "active connections per weight matrix (seed 003: 1 %, 3 %, 30 %)"},

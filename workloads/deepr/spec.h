@@ -20,7 +20,7 @@ struct DeeprWorkload : scenario::WorkloadSpec {
     uint32_t cores = 1;             // 1, or 4 (seed 003 Fig. 5 checkerboard)
     bool accelerators = true;       // PRNG and EXP accelerators (1PA, 4PA) or software (1P)
     uint64_t iterations = 100;      // training iterations (one image each)
-    uint32_t rewiring_period = 10;  // iterations between rewiring steps (seed 003 sec. 2.7)
+    uint32_t rewiring_period = 10;  // iterations between rewiring steps (seed 003 sec. 3.2)
     std::array<uint32_t, 4> layers{784, 300, 100, 10};
     std::array<uint32_t, 3> connections{2352, 900, 300};  // 1 %, 3 %, 30 % (seed 003 sec. 2.2)
     double learning_rate = 0.05;                          // seed 003 sec. 2.2
