@@ -10,6 +10,8 @@
 namespace nmsim::compiler {
 namespace {
 
+using BCache = GraphReference::Operands;
+
 static_assert(reference::kSoftmaxExpIterations == S2_DNN_SOFTMAX_EXP_ITERATIONS &&
                   reference::kSoftmaxMaxInExponent == S2_DNN_SOFTMAX_MAX_IN_EXPONENT &&
                   reference::kSoftmaxMaxOutExponent == S2_DNN_SOFTMAX_MAX_OUT_EXPONENT,
@@ -56,7 +58,21 @@ reference::MlaOp mla_op(const Layer& l, const ReferenceOptions& opt) {
     return op;
 }
 
-Values run_linear(const Layer& l, const Values& x, const ReferenceOptions& opt) {
+// The B operand of a linear or conv2d layer in the MLA reference's layout: from the cache, or
+// built by `make` (and kept when there is a cache: the weights do not change between inputs).
+template <class Make>
+const std::vector<int32_t>& b_operand(const Layer& l, BCache* cache, std::vector<int32_t>& local,
+                                      Make make) {
+    if (!cache) {
+        local = make();
+        return local;
+    }
+    auto it = cache->find(&l);
+    if (it == cache->end()) it = cache->emplace(&l, make()).first;
+    return it->second;
+}
+
+Values run_linear(const Layer& l, const Values& x, const ReferenceOptions& opt, BCache* cache) {
     const Shape& in = l.in_shapes.at(0);
     const Shape& ws = l.weights ? l.weights->shape : Shape{};
     if (in.size() != 2 || ws.size() != 2 || ws[1] != in[1])
@@ -66,16 +82,20 @@ Values run_linear(const Layer& l, const Values& x, const ReferenceOptions& opt) 
     op.m = static_cast<uint32_t>(in[0]);
     op.k = static_cast<uint32_t>(in[1]);
     op.n = static_cast<uint32_t>(ws[0]);
-    std::vector<int32_t> b(size_t{op.k} * op.n);  // B[k][n] = W[n][k]
-    for (size_t j = 0; j < op.n; ++j)
-        for (size_t p = 0; p < op.k; ++p) b[p * op.n + j] = l.weights->i8.at(j * op.k + p);
+    std::vector<int32_t> local;
+    const std::vector<int32_t>& b = b_operand(l, cache, local, [&] {
+        std::vector<int32_t> t(size_t{op.k} * op.n);  // B[k][n] = W[n][k]
+        for (size_t j = 0; j < op.n; ++j)
+            for (size_t p = 0; p < op.k; ++p) t[p * op.n + j] = l.weights->i8.at(j * op.k + p);
+        return t;
+    });
     const std::vector<int32_t> a(x.begin(), x.end());
     return from_values(reference::mla_ref(op, a, b, l.bias ? l.bias->i32 : std::vector<int32_t>{}));
 }
 
 // NCHW per image -> explicitly padded HWC (the MLA reference takes one symmetric pad and one
 // stride; asymmetric pads are applied here, unequal strides by running stride 1 and subsampling).
-Values run_conv(const Layer& l, const Values& x, const ReferenceOptions& opt) {
+Values run_conv(const Layer& l, const Values& x, const ReferenceOptions& opt, BCache* cache) {
     const Shape& in = l.in_shapes.at(0);
     const Shape& ws = l.weights ? l.weights->shape : Shape{};
     const Shape& os = l.out_shape;
@@ -106,13 +126,17 @@ Values run_conv(const Layer& l, const Values& x, const ReferenceOptions& opt) {
     if ((static_cast<int64_t>(op.out_h()) - 1) / sh + 1 != oh ||
         (static_cast<int64_t>(op.out_w()) - 1) / sw + 1 != ow)
         fail(l, "output " + shape_str(os) + " does not match the window");
-    std::vector<int32_t> b(static_cast<size_t>(kh * kw * c * oc));  // B[ky][kx][ic][oc]
-    for (int64_t o = 0; o < oc; ++o)
-        for (int64_t i = 0; i < c; ++i)
-            for (int64_t y = 0; y < kh; ++y)
-                for (int64_t z = 0; z < kw; ++z)
-                    b[((y * kw + z) * c + i) * oc + o] =
-                        l.weights->i8.at(static_cast<size_t>(((o * c + i) * kh + y) * kw + z));
+    std::vector<int32_t> local;
+    const std::vector<int32_t>& b = b_operand(l, cache, local, [&] {
+        std::vector<int32_t> t(static_cast<size_t>(kh * kw * c * oc));  // B[ky][kx][ic][oc]
+        for (int64_t o = 0; o < oc; ++o)
+            for (int64_t i = 0; i < c; ++i)
+                for (int64_t y = 0; y < kh; ++y)
+                    for (int64_t z = 0; z < kw; ++z)
+                        t[((y * kw + z) * c + i) * oc + o] =
+                            l.weights->i8.at(static_cast<size_t>(((o * c + i) * kh + y) * kw + z));
+        return t;
+    });
     Values out(static_cast<size_t>(n * oc * oh * ow));
     for (int64_t img = 0; img < n; ++img) {
         std::vector<int32_t> a(static_cast<size_t>(hp * wp * c), 0);
@@ -194,7 +218,7 @@ Values run_softmax(const Layer& l, const Values& x, const ReferenceOptions& opt)
 }
 
 Values run_layer(const Layer& l, const std::vector<const Values*>& xs, const Values& input,
-                 const ReferenceOptions& opt) {
+                 const ReferenceOptions& opt, BCache* cache) {
     Values y;
     switch (l.kind) {
         case LayerKind::input:
@@ -209,10 +233,10 @@ Values run_layer(const Layer& l, const std::vector<const Values*>& xs, const Val
             y = *xs[0];
             break;
         case LayerKind::linear:
-            y = run_linear(l, *xs[0], opt);
+            y = run_linear(l, *xs[0], opt, cache);
             break;
         case LayerKind::conv2d:
-            y = run_conv(l, *xs[0], opt);
+            y = run_conv(l, *xs[0], opt, cache);
             break;
         case LayerKind::add:
             y.resize(xs[0]->size());
@@ -231,11 +255,9 @@ Values run_layer(const Layer& l, const std::vector<const Values*>& xs, const Val
     return y;
 }
 
-}  // namespace
-
-std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
-                                                         const std::vector<int8_t>& input,
-                                                         const ReferenceOptions& opt) {
+std::map<std::string, std::vector<int8_t>> run_graph(const Graph& graph,
+                                                     const std::vector<int8_t>& input,
+                                                     const ReferenceOptions& opt, BCache* cache) {
     size_t inputs = 0;
     for (const Layer& l : graph.layers) {
         inputs += l.kind == LayerKind::input;
@@ -264,7 +286,7 @@ std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
             fail(l, std::to_string(xs.size()) + " inputs, expected " + std::to_string(want_inputs));
         Values y;
         try {
-            y = run_layer(l, xs, input, opt);
+            y = run_layer(l, xs, input, opt, cache);
         } catch (const std::invalid_argument& e) {
             const std::string what = e.what();
             if (what.rfind("graph reference:", 0) == 0) throw;
@@ -277,6 +299,19 @@ std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
         out[l.name] = std::move(y);
     }
     return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
+                                                         const std::vector<int8_t>& input,
+                                                         const ReferenceOptions& opt) {
+    return run_graph(graph, input, opt, nullptr);
+}
+
+std::map<std::string, std::vector<int8_t>> GraphReference::run(const std::vector<int8_t>& input,
+                                                               const ReferenceOptions& opt) {
+    return run_graph(m_graph, input, opt, &m_b);
 }
 
 }  // namespace nmsim::compiler

@@ -55,4 +55,19 @@ std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
                                                          const std::vector<int8_t>& input,
                                                          const ReferenceOptions& opt);
 
+// run_reference for many inputs of one graph: the weights of every linear and conv2d layer are
+// laid out for the MLA reference once (at the first input) and reused. The graph must outlive
+// this object and not change.
+class GraphReference {
+public:
+    using Operands = std::map<const Layer*, std::vector<int32_t>>;
+    explicit GraphReference(const Graph& graph) : m_graph(graph) {}
+    std::map<std::string, std::vector<int8_t>> run(const std::vector<int8_t>& input,
+                                                   const ReferenceOptions& opt);
+
+private:
+    const Graph& m_graph;
+    Operands m_b;
+};
+
 }  // namespace nmsim::compiler

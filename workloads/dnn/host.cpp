@@ -324,6 +324,8 @@ void DnnHost::check(run::RunContext& ctx) {
     const compiler::ReferenceOptions onnx = compiler::ReferenceOptions::onnx();
     const trace::TableId t_inf = ctx.trace->declare_table(InferenceRecord_schema());
     const trace::TableId t_out = ctx.trace->declare_table(OutputRecord_schema());
+    // The references of every inference share the layers' prepared weights.
+    compiler::GraphReference graph_ref(m_c.graph);
     for (size_t i = 0; i < m_hr.outputs.size(); ++i) {
         const std::vector<int8_t> x(
             m_c.inputs.begin() + static_cast<std::ptrdiff_t>(i * m_c.input_size),
@@ -332,8 +334,8 @@ void DnnHost::check(run::RunContext& ctx) {
         const int8_t* co = reinterpret_cast<const int8_t*>(chip_out.data());
         std::vector<int8_t> ref, ox;
         if (m_w->check || !m_c.labels.empty())
-            ref = compiler::run_reference(m_c.graph, x, ro).at(m_c.image.output_layer);
-        if (m_w->check) ox = compiler::run_reference(m_c.graph, x, onnx).at(m_c.image.output_layer);
+            ref = graph_ref.run(x, ro).at(m_c.image.output_layer);
+        if (m_w->check) ox = graph_ref.run(x, onnx).at(m_c.image.output_layer);
 
         InferenceRecord rec{};
         rec.inference = static_cast<uint32_t>(i);

@@ -6,8 +6,6 @@
 #include "tools/compiler/graph_reference.h"
 
 #include <gtest/gtest.h>
-
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -455,6 +453,25 @@ TEST(GraphReference, AccumulatorWidthIsPassedToTheMla) {
     ReferenceOptions wide;
     wide.acc_bits = 48;
     EXPECT_EQ(run_reference(g, x, wide).at("y"), a.at("y"));
+}
+
+// The prepared reference (weights laid out once, reused for every input and both semantics) gives
+// what run_reference gives for each input alone.
+TEST(GraphReference, PreparedOperandsGiveTheSameResults) {
+    std::mt19937 rng(9);
+    Graph g = odd_graph(rng);
+    GraphReference prepared(g);
+    ReferenceOptions narrow;
+    narrow.acc_bits = 12;
+    std::uniform_int_distribution<int> v8(-128, 127);
+    for (int k = 0; k < 4; ++k) {
+        std::vector<int8_t> x(2 * 3 * 9 * 8);
+        for (int8_t& v : x) v = static_cast<int8_t>(v8(rng));
+        for (const ReferenceOptions& o : {ReferenceOptions{}, narrow, ReferenceOptions::onnx()})
+            EXPECT_EQ(prepared.run(x, o), run_reference(g, x, o)) << "input " << k;
+        // the narrow accumulator wraps: the options reach the prepared run too
+        EXPECT_NE(prepared.run(x, narrow).at("conv"), prepared.run(x, {}).at("conv"));
+    }
 }
 
 TEST(GraphReference, Errors) {
