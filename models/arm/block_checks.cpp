@@ -105,7 +105,8 @@ void place_store(const cs_insn& in, MicroOp& m) {
         case ARM_INS_STR:
         case ARM_INS_STRT:
             at(4);
-            if (a.operands[0].type == ARM_OP_REG) {
+            // a conditional store may not happen: its value must not be forwarded
+            if (a.operands[0].type == ARM_OP_REG && (a.cc == ARM_CC_AL || a.cc == ARM_CC_INVALID)) {
                 const int src = reg_index(a.operands[0].reg);
                 m.st_src = static_cast<int8_t>(src >= 0 && src != 15 ? src : -1);
             }

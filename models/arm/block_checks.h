@@ -53,7 +53,8 @@ struct MicroOp {
         movt,     // R[rd] = R[rd]<15:0> | imm
         literal,  // R[rd] = the word at address imm (a PC-relative load)
         load,     // R[rd] = the `size`-byte value (sign-extended if `sign`) at R[rn] + imm
-                  // (+ R[rm] << shift), read from SRAM; only before the block's first store
+                  // (+ R[rm] << shift), read from SRAM, or forwarded from the block's own
+                  // store of that word; unknown if an earlier store in the block may overlap
     };
     Kind kind = other;
     int8_t rd = -1, rn = -1, rm = -1;

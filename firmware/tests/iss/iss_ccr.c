@@ -237,6 +237,13 @@ static void test_computed(void) {
         "vstr s0, [%[o]]",
         [p] "r"(&g_ptr), [o] "r"(g_out));
     report("ccr.replay.narrow_store");
+    /* a conditional store that does not happen: the misaligned pointer in memory stays */
+    g_ptr = B + 2u;
+    RESUME_AFTER(
+        "add r3, %[a], #8\n\tmovs r1, #1\n\tcmp r1, #2\n\tit eq\n\tstreq r3, [%[p]]\n\t"
+        "ldr r2, [%[p]]\n\tvldr s0, [r2]\n\tvstr s0, [%[o]]",
+        [a] "r"(B), [p] "r"(&g_ptr), [o] "r"(g_out));
+    report("ccr.replay.conditional_store");
     /* a loop whose second iteration faults (the base moves by 2 each time) */
     RESUME_AFTER(
         "mov r2, %[a]\n\tmovs r3, #0\n\t2: ldrd r0, r1, [r2]\n\tadd r3, r3, #1\n\t"
