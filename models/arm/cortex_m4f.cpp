@@ -3,6 +3,7 @@
 #include <capstone/capstone.h>
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unicorn/unicorn.h>
 
 #include <algorithm>
@@ -90,8 +91,15 @@ bool replace_engine_word(uc_struct* engine, uintptr_t from, uintptr_t to) {
     return true;
 }
 
+// The library asks for transparent huge pages on the buffer and writes its prologue at the
+// start, so each engine would fault in (and zero) a 2 MiB page at once: 300 MiB and a third of
+// the start-up of a 152-PE run (perf). Huge pages are off for the process while the buffer is
+// set up, and the buffer then grows in 4 KiB pages as code is translated.
 void tcg_exec_init_sized(uc_struct* uc, unsigned long) {
+    const int thp_was_disabled = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+    if (thp_was_disabled == 0) prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
     reinterpret_cast<TcgExecInit>(g_unicorn_tcg_exec_init)(uc, g_translation_buffer);
+    if (thp_was_disabled == 0) prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
 }
 
 void init_arch_sized(uc_struct* uc) {
@@ -181,7 +189,7 @@ struct UcHooks {
         // m_exit_it is now the IT state this block starts with. When a block ends inside an IT
         // block, the ISS passes the state to the next block in its translation, not in its CPU
         // state; so the core follows it from block to block (docs/iss.md).
-        if (!c->m_first_block && c->m_ticks >= c->m_stop_at) {
+        if (!c->m_first_block && c->m_ticks >= c->m_stop_at && !c->sync_inside_run()) {
             c->stop_before_block(a, c->m_exit_it);
             return;
         }
@@ -424,6 +432,23 @@ void CortexM4F::sync() {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (target > now) wait(target - now);
     m_sync_ticks = m_ticks;
+}
+
+// A quantum boundary reached inside a run: the core syncs with SystemC from the block hook (the
+// wait switches coroutines inside the ISS, as a coupled MMIO access does) and the run goes on,
+// unless the run loop has work now: an exception to take or re-evaluate, SysTick, a requested
+// stop or halt. A stop and restart of the ISS costs several times a coroutine switch, and most
+// quantum boundaries have nothing for the run loop (docs/iss.md).
+bool CortexM4F::sync_inside_run() {
+    const auto loop_has_work = [this] {
+        return m_halted || m_stop != Stop::none || m_scs->changed() ||
+               m_scs->highest_pending() != Scs::kNoException || m_scs->systick_next() <= m_ticks;
+    };
+    if (m_ticks - m_sync_ticks < m_quantum_ticks || loop_has_work()) return false;
+    sync();
+    if (loop_has_work()) return false;
+    m_stop_at = std::min(m_sync_ticks + m_quantum_ticks, m_scs->systick_next());
+    return true;
 }
 
 // --- memory-mapped I/O -----------------------------------------------------------------------

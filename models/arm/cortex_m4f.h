@@ -175,6 +175,7 @@ private:
     void run();
     void reset_core();
     void sync();
+    __attribute__((noinline)) bool sync_inside_run();
     sc_core::sc_time time_of(uint64_t ticks) const;
     uint64_t ticks_at(const sc_core::sc_time& t) const;
     void take_pending_exceptions();

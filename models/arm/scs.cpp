@@ -42,10 +42,14 @@ void Scs::set_pending(int exc) {
     if (!m_pending[static_cast<size_t>(exc)]) {
         m_pending[static_cast<size_t>(exc)] = true;
         m_changed = true;
+        m_best_stale = true;
     }
 }
 
-void Scs::clear_pending(int exc) { m_pending[static_cast<size_t>(exc)] = false; }
+void Scs::clear_pending(int exc) {
+    m_pending[static_cast<size_t>(exc)] = false;
+    m_best_stale = true;
+}
 
 void Scs::irq_level(unsigned irq, bool level) {
     if (irq >= m_n_irq) return;
@@ -54,7 +58,7 @@ void Scs::irq_level(unsigned irq, bool level) {
     if (level) set_pending(kIrq0 + static_cast<int>(irq));
 }
 
-int Scs::highest_pending() const {
+void Scs::update_best() const {
     int best = kNoException;
     int best_prio = 1 << 16;
     for (int e = kNmi; e < kIrq0 + static_cast<int>(m_n_irq); ++e) {
@@ -66,7 +70,8 @@ int Scs::highest_pending() const {
             best = e;
         }
     }
-    return best;
+    m_best = best;
+    m_best_stale = false;
 }
 
 int Scs::execution_priority(bool primask, uint32_t basepri, bool faultmask) const {
@@ -85,6 +90,7 @@ int Scs::execution_priority(bool primask, uint32_t basepri, bool faultmask) cons
 void Scs::activate(int exc) {
     m_active[static_cast<size_t>(exc)] = true;
     m_pending[static_cast<size_t>(exc)] = false;
+    m_best_stale = true;
     m_active_stack.push_back(exc);
 }
 
@@ -309,6 +315,7 @@ bool Scs::read(uint32_t addr, unsigned size, uint32_t& v, std::string& why) {
 
 bool Scs::write(uint32_t addr, unsigned size, uint32_t v, std::string& why) {
     const uint64_t now = m_now();
+    m_best_stale = true;  // a write may change what is pending, enabled or its priority
     if (addr >= kDwtBase && addr < kDwtBase + 0x1000) {
         const uint32_t off = addr - kDwtBase;
         if (size != 4 || (off != 0 && off != 4)) {

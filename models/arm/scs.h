@@ -37,8 +37,12 @@ public:
     void irq_level(unsigned irq, bool level);  // level-sensitive peripheral interrupt lines
     int priority(int exc) const;                // -3..-1 fixed, else 0..255 (implemented bits)
     int group_priority(int exc) const;
-    // Highest-priority pending and enabled exception, or kNoException.
-    int highest_pending() const;
+    // Highest-priority pending and enabled exception, or kNoException. The core asks before every
+    // run of the ISS; the answer is kept until the pending, enable or priority state changes.
+    int highest_pending() const {
+        if (m_best_stale) update_best();
+        return m_best;
+    }
     // Execution priority given the masking registers (256 = thread mode, nothing masked).
     int execution_priority(bool primask, uint32_t basepri, bool faultmask) const;
     void activate(int exc);    // on exception entry
@@ -81,6 +85,7 @@ private:
     void systick_reschedule(uint64_t now, uint32_t current);
     uint32_t systick_current(uint64_t now) const;
     bool access_nvic(uint32_t off, unsigned size, bool is_write, uint32_t& v, std::string& why);
+    void update_best() const;
 
     unsigned m_prio_bits;
     unsigned m_n_irq;
@@ -88,6 +93,8 @@ private:
     std::vector<bool> m_pending, m_active, m_enabled, m_level;
     std::vector<uint8_t> m_prio;  // by exception number
     std::vector<int> m_active_stack;
+    mutable int m_best = kNoException;  // highest_pending() while !m_best_stale
+    mutable bool m_best_stale = false;
     bool m_changed = false;
     bool m_reset_requested = false;
     uint32_t m_vtor = 0, m_prigroup = 0, m_scr = 0, m_ccr = 0x200u, m_shcsr = 0;
