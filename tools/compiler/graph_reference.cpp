@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "nmsim/hw/spinnaker2/dnn_image.h"
@@ -61,14 +62,12 @@ reference::MlaOp mla_op(const Layer& l, const ReferenceOptions& opt) {
 // The B operand of a linear or conv2d layer in the MLA reference's layout: from the cache, or
 // built by `make` (and kept when there is a cache: the weights do not change between inputs).
 template <class Make>
-const std::vector<int32_t>& b_operand(const Layer& l, BCache* cache, std::vector<int32_t>& local,
-                                      Make make) {
-    if (!cache) {
-        local = make();
-        return local;
-    }
+const reference::CheckedB& b_operand(const Layer& l, const reference::MlaOp& op, BCache* cache,
+                                     std::optional<reference::CheckedB>& local, Make make) {
+    if (!cache) return local.emplace(make(), op.b_signed, op.in16);
     auto it = cache->find(&l);
-    if (it == cache->end()) it = cache->emplace(&l, make()).first;
+    if (it == cache->end())
+        it = cache->emplace(&l, reference::CheckedB(make(), op.b_signed, op.in16)).first;
     return it->second;
 }
 
@@ -82,8 +81,8 @@ Values run_linear(const Layer& l, const Values& x, const ReferenceOptions& opt, 
     op.m = static_cast<uint32_t>(in[0]);
     op.k = static_cast<uint32_t>(in[1]);
     op.n = static_cast<uint32_t>(ws[0]);
-    std::vector<int32_t> local;
-    const std::vector<int32_t>& b = b_operand(l, cache, local, [&] {
+    std::optional<reference::CheckedB> local;
+    const reference::CheckedB& b = b_operand(l, op, cache, local, [&] {
         std::vector<int32_t> t(size_t{op.k} * op.n);  // B[k][n] = W[n][k]
         for (size_t j = 0; j < op.n; ++j)
             for (size_t p = 0; p < op.k; ++p) t[p * op.n + j] = l.weights->i8.at(j * op.k + p);
@@ -126,8 +125,8 @@ Values run_conv(const Layer& l, const Values& x, const ReferenceOptions& opt, BC
     if ((static_cast<int64_t>(op.out_h()) - 1) / sh + 1 != oh ||
         (static_cast<int64_t>(op.out_w()) - 1) / sw + 1 != ow)
         fail(l, "output " + shape_str(os) + " does not match the window");
-    std::vector<int32_t> local;
-    const std::vector<int32_t>& b = b_operand(l, cache, local, [&] {
+    std::optional<reference::CheckedB> local;
+    const reference::CheckedB& b = b_operand(l, op, cache, local, [&] {
         std::vector<int32_t> t(static_cast<size_t>(kh * kw * c * oc));  // B[ky][kx][ic][oc]
         for (int64_t o = 0; o < oc; ++o)
             for (int64_t i = 0; i < c; ++i)

@@ -60,7 +60,7 @@ std::map<std::string, std::vector<int8_t>> run_reference(const Graph& graph,
 // this object and not change.
 class GraphReference {
 public:
-    using Operands = std::map<const Layer*, std::vector<int32_t>>;
+    using Operands = std::map<const Layer*, reference::CheckedB>;
     explicit GraphReference(const Graph& graph) : m_graph(graph) {}
     std::map<std::string, std::vector<int8_t>> run(const std::vector<int8_t>& input,
                                                    const ReferenceOptions& opt);

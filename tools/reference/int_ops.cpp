@@ -1,7 +1,9 @@
 #include "tools/reference/int_ops.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -34,16 +36,38 @@ void require(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("mla reference: " + what);
 }
 
+// The range first (a loop the compiler vectorises), the offending element only on failure.
 void check_values(const std::vector<int32_t>& v, Bounds b, const char* name) {
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (const int32_t x : v) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    if (v.empty() || (lo >= b.lo && hi <= b.hi)) return;
     for (size_t i = 0; i < v.size(); ++i)
-        if (v[i] < b.lo || v[i] > b.hi)  // the message only on failure: this runs per element
+        if (v[i] < b.lo || v[i] > b.hi)
             require(false, std::string(name) + "[" + std::to_string(i) +
                                "] = " + std::to_string(v[i]) + " outside its type");
 }
 
+int64_t magnitude(Bounds b) { return std::max(-b.lo, b.hi); }
+
+// Whether every partial sum of `terms` products plus a bias fits in int32, so that the sums can
+// be formed in int32 (what the compiler vectorises best) and give the exact int64 values.
+bool sums_fit_int32(const MlaOp& op, uint64_t terms, const std::vector<int32_t>& bias) {
+    int64_t bias_max = 0;
+    if (op.bias_en)
+        for (const int32_t x : bias) bias_max = std::max(bias_max, std::abs(int64_t{x}));
+    const int64_t product = magnitude(operand_bounds(op.a_signed, op.in16)) *
+                            magnitude(operand_bounds(op.b_signed, op.in16));
+    return static_cast<double>(product) * static_cast<double>(terms) +
+               static_cast<double>(bias_max) <
+           2147483647.0;
+}
+
 void check_common(const MlaOp& op, const std::vector<int32_t>& a, const std::vector<int32_t>& b,
                   const std::vector<int32_t>& bias, const std::vector<int32_t>& c_old,
-                  size_t n_cols) {
+                  size_t n_cols, bool b_checked) {
     require(op.shift <= 31, "shift above 31");
     require(op.acc_bits >= 8 && op.acc_bits <= 48, "acc_bits outside 8..48");
     require(a.size() == op.a_count(), "size of A");
@@ -51,7 +75,7 @@ void check_common(const MlaOp& op, const std::vector<int32_t>& a, const std::vec
     require(!op.bias_en || bias.size() == n_cols, "size of bias");
     require(!op.accumulate || c_old.size() == op.c_count(), "size of c_old");
     check_values(a, operand_bounds(op.a_signed, op.in16), "a");
-    check_values(b, operand_bounds(op.b_signed, op.in16), "b");
+    if (!b_checked) check_values(b, operand_bounds(op.b_signed, op.in16), "b");
     if (op.accumulate) check_values(c_old, result_bounds(op.out), "c_old");
 }
 
@@ -125,71 +149,128 @@ int64_t wrap_twos_complement(int64_t value, unsigned bits) {
 // accumulation step (what the MLA does) gives the same value as summing exactly and wrapping once
 // at the end; the sums below cannot overflow int64 (|product| <= 2^30, at most 2^32 terms). The
 // loops run over output rows so that B is read row by row.
-std::vector<int32_t> mla_matmul_ref(const MlaOp& op, const std::vector<int32_t>& a,
-                                    const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
-                                    const std::vector<int32_t>& c_old) {
-    require(op.mode == MlaMode::matmul, "matmul reference called with a conv op");
-    require(op.m > 0 && op.k > 0 && op.n > 0, "zero dimension");
-    check_common(op, a, b, bias, c_old, op.n);
-    std::vector<int32_t> c(op.c_count());
-    std::vector<int64_t> acc(op.n);
+namespace {
+
+// C = A x B (+ bias), then requantised, with the exact sums held in Acc (int64_t always exact;
+// int32_t when sums_fit_int32).
+template <typename Acc>
+void matmul_rows(const MlaOp& op, const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                 const std::vector<int32_t>& bias, const std::vector<int32_t>& c_old,
+                 std::vector<int32_t>& c) {
+    std::vector<Acc> acc(op.n);
     for (size_t i = 0; i < op.m; ++i) {
-        for (size_t j = 0; j < op.n; ++j) acc[j] = op.bias_en ? int64_t{bias[j]} : 0;
+        for (size_t j = 0; j < op.n; ++j) acc[j] = op.bias_en ? Acc{bias[j]} : Acc{0};
         for (size_t p = 0; p < op.k; ++p) {
-            const int64_t x = a[i * op.k + p];
+            const Acc x = a[i * op.k + p];
+            if (x == 0) continue;  // ReLU outputs: many zero operands
             const int32_t* row = b.data() + p * op.n;
-            for (size_t j = 0; j < op.n; ++j) acc[j] += x * row[j];
+            for (size_t j = 0; j < op.n; ++j) acc[j] += x * Acc{row[j]};
         }
         for (size_t j = 0; j < op.n; ++j)
             c[i * op.n + j] =
-                finish(op, wrap_twos_complement(acc[j], op.acc_bits), i * op.n + j, c_old);
+                finish(op, wrap_twos_complement(int64_t{acc[j]}, op.acc_bits), i * op.n + j, c_old);
+    }
+}
+
+std::vector<int32_t> matmul(const MlaOp& op, const std::vector<int32_t>& a,
+                            const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
+                            const std::vector<int32_t>& c_old, bool b_checked) {
+    require(op.mode == MlaMode::matmul, "matmul reference called with a conv op");
+    require(op.m > 0 && op.k > 0 && op.n > 0, "zero dimension");
+    check_common(op, a, b, bias, c_old, op.n, b_checked);
+    std::vector<int32_t> c(op.c_count());
+    if (sums_fit_int32(op, op.k, bias)) {
+        matmul_rows<int32_t>(op, a, b, bias, c_old, c);
+    } else {
+        matmul_rows<int64_t>(op, a, b, bias, c_old, c);
     }
     return c;
 }
 
-std::vector<int32_t> mla_conv2d_ref(const MlaOp& op, const std::vector<int32_t>& a,
-                                    const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
-                                    const std::vector<int32_t>& c_old) {
-    require(op.mode == MlaMode::conv2d, "conv reference called with a matmul op");
-    require(op.ifm_h > 0 && op.ifm_w > 0 && op.ifm_c > 0 && op.ker_h > 0 && op.ker_w > 0 &&
-                op.stride > 0 && op.ofm_c > 0,
-            "zero dimension");
-    check_common(op, a, b, bias, c_old, op.ofm_c);
+// The convolution with the exact sums held in Acc (as matmul_rows).
+template <typename Acc>
+void conv_pixels(const MlaOp& op, const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                 const std::vector<int32_t>& bias, const std::vector<int32_t>& c_old,
+                 std::vector<int32_t>& c) {
     const int64_t oh = op.out_h(), ow = op.out_w();
     const size_t oc_n = op.ofm_c;
-    std::vector<int32_t> c(op.c_count());
-    std::vector<int64_t> acc(oc_n);
+    std::vector<Acc> acc(oc_n);
     for (int64_t oy = 0; oy < oh; ++oy) {
         for (int64_t ox = 0; ox < ow; ++ox) {
-            for (size_t oc = 0; oc < oc_n; ++oc) acc[oc] = op.bias_en ? int64_t{bias[oc]} : 0;
+            for (size_t oc = 0; oc < oc_n; ++oc) acc[oc] = op.bias_en ? Acc{bias[oc]} : Acc{0};
             for (int64_t ky = 0; ky < op.ker_h; ++ky) {
                 for (int64_t kx = 0; kx < op.ker_w; ++kx) {
                     const int64_t iy = oy * op.stride + ky - op.pad;
                     const int64_t ix = ox * op.stride + kx - op.pad;
                     if (iy < 0 || iy >= op.ifm_h || ix < 0 || ix >= op.ifm_w) continue;
                     for (int64_t ic = 0; ic < op.ifm_c; ++ic) {
-                        const int64_t x =
-                            a[static_cast<size_t>((iy * op.ifm_w + ix) * op.ifm_c + ic)];
+                        const Acc x = a[static_cast<size_t>((iy * op.ifm_w + ix) * op.ifm_c + ic)];
+                        if (x == 0) continue;
                         const int32_t* w =
                             b.data() + ((ky * op.ker_w + kx) * op.ifm_c + ic) * op.ofm_c;
-                        for (size_t oc = 0; oc < oc_n; ++oc) acc[oc] += x * w[oc];
+                        for (size_t oc = 0; oc < oc_n; ++oc) acc[oc] += x * Acc{w[oc]};
                     }
                 }
             }
             for (size_t oc = 0; oc < oc_n; ++oc) {
                 const size_t idx = static_cast<size_t>((oy * ow + ox) * op.ofm_c) + oc;
-                c[idx] = finish(op, wrap_twos_complement(acc[oc], op.acc_bits), idx, c_old);
+                c[idx] =
+                    finish(op, wrap_twos_complement(int64_t{acc[oc]}, op.acc_bits), idx, c_old);
             }
         }
     }
+}
+
+std::vector<int32_t> conv2d(const MlaOp& op, const std::vector<int32_t>& a,
+                            const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
+                            const std::vector<int32_t>& c_old, bool b_checked) {
+    require(op.mode == MlaMode::conv2d, "conv reference called with a matmul op");
+    require(op.ifm_h > 0 && op.ifm_w > 0 && op.ifm_c > 0 && op.ker_h > 0 && op.ker_w > 0 &&
+                op.stride > 0 && op.ofm_c > 0,
+            "zero dimension");
+    check_common(op, a, b, bias, c_old, op.ofm_c, b_checked);
+    std::vector<int32_t> c(op.c_count());
+    const uint64_t terms = uint64_t{op.ker_h} * op.ker_w * op.ifm_c;
+    if (sums_fit_int32(op, terms, bias)) {
+        conv_pixels<int32_t>(op, a, b, bias, c_old, c);
+    } else {
+        conv_pixels<int64_t>(op, a, b, bias, c_old, c);
+    }
     return c;
+}
+
+}  // namespace
+
+std::vector<int32_t> mla_matmul_ref(const MlaOp& op, const std::vector<int32_t>& a,
+                                    const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
+                                    const std::vector<int32_t>& c_old) {
+    return matmul(op, a, b, bias, c_old, false);
+}
+
+std::vector<int32_t> mla_conv2d_ref(const MlaOp& op, const std::vector<int32_t>& a,
+                                    const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
+                                    const std::vector<int32_t>& c_old) {
+    return conv2d(op, a, b, bias, c_old, false);
 }
 
 std::vector<int32_t> mla_ref(const MlaOp& op, const std::vector<int32_t>& a,
                              const std::vector<int32_t>& b, const std::vector<int32_t>& bias,
                              const std::vector<int32_t>& c_old) {
-    return op.mode == MlaMode::matmul ? mla_matmul_ref(op, a, b, bias, c_old)
-                                      : mla_conv2d_ref(op, a, b, bias, c_old);
+    return op.mode == MlaMode::matmul ? matmul(op, a, b, bias, c_old, false)
+                                      : conv2d(op, a, b, bias, c_old, false);
+}
+
+CheckedB::CheckedB(std::vector<int32_t> values, bool is_signed, bool in16)
+    : m_values(std::move(values)), m_signed(is_signed), m_in16(in16) {
+    check_values(m_values, operand_bounds(is_signed, in16), "b");
+}
+
+std::vector<int32_t> mla_ref(const MlaOp& op, const std::vector<int32_t>& a, const CheckedB& b,
+                             const std::vector<int32_t>& bias, const std::vector<int32_t>& c_old) {
+    require(op.b_signed == b.is_signed() && op.in16 == b.in16(),
+            "B operand checked for another operand type");
+    return op.mode == MlaMode::matmul ? matmul(op, a, b.values(), bias, c_old, true)
+                                      : conv2d(op, a, b.values(), bias, c_old, true);
 }
 
 std::vector<int32_t> decode_operands(const std::vector<uint8_t>& bytes, bool is_signed, bool in16) {

@@ -65,6 +65,25 @@ std::vector<int32_t> mla_ref(const MlaOp& op, const std::vector<int32_t>& a,
                              const std::vector<int32_t>& b, const std::vector<int32_t>& bias = {},
                              const std::vector<int32_t>& c_old = {});
 
+// A B operand used for many calls (a layer's weights, the same for every input): its values are
+// checked against the operand type once, when it is made, instead of at every call.
+class CheckedB {
+public:
+    // Throws std::invalid_argument as mla_ref does for a value outside the type.
+    CheckedB(std::vector<int32_t> values, bool is_signed, bool in16);
+    const std::vector<int32_t>& values() const { return m_values; }
+    bool is_signed() const { return m_signed; }
+    bool in16() const { return m_in16; }
+
+private:
+    std::vector<int32_t> m_values;
+    bool m_signed, m_in16;
+};
+// As mla_ref; the op's B type must be the one `b` was checked for.
+std::vector<int32_t> mla_ref(const MlaOp& op, const std::vector<int32_t>& a, const CheckedB& b,
+                             const std::vector<int32_t>& bias = {},
+                             const std::vector<int32_t>& c_old = {});
+
 // Memory images (little-endian, as the MLA reads them) -> element values.
 std::vector<int32_t> decode_operands(const std::vector<uint8_t>& bytes, bool is_signed, bool in16);
 std::vector<int32_t> decode_results(const std::vector<uint8_t>& bytes, MlaOutPrec out);

@@ -127,6 +127,60 @@ TEST(IntOpsRef, Conv2dStrideAndPadding) {
     EXPECT_EQ(mla_conv2d_ref(ch, {1, 10}, {1, 2, 3, 4}), (std::vector<int32_t>{31, 42}));
 }
 
+// The sums are formed in int32 when no partial sum can leave int32 (8-bit operands) and in int64
+// otherwise (16-bit operands). The same int8-range values declared as 16-bit take the int64 path:
+// both must give the same results, with and without wrap-around at acc_bits, for matmul and conv.
+TEST(IntOpsRef, Int32AndInt64SumsAgree) {
+    uint32_t seed = 12345u;
+    auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;
+        return static_cast<int32_t>((seed >> 16) % 256u) - 128;
+    };
+    for (unsigned acc_bits : {16u, 29u, 48u}) {
+        MlaOp op;
+        op.m = 3;
+        op.k = 300;
+        op.n = 17;
+        op.shift = 7;
+        op.relu = acc_bits == 29;
+        op.bias_en = true;
+        op.acc_bits = acc_bits;
+        std::vector<int32_t> a(op.a_count()), b(op.b_count()), bias(op.n);
+        for (auto& x : a) x = next() % 3 == 0 ? 0 : next();  // zeros as ReLU outputs give them
+        for (auto& x : b) x = next();
+        for (auto& x : bias) x = next() * 1000;
+        MlaOp wide = op;
+        wide.in16 = true;
+        EXPECT_EQ(mla_matmul_ref(op, a, b, bias), mla_matmul_ref(wide, a, b, bias)) << acc_bits;
+        const CheckedB checked(b, op.b_signed, op.in16);
+        EXPECT_EQ(mla_ref(op, a, checked, bias), mla_matmul_ref(op, a, b, bias)) << acc_bits;
+
+        MlaOp conv;
+        conv.mode = MlaMode::conv2d;
+        conv.ifm_h = conv.ifm_w = 6;
+        conv.ifm_c = 5;
+        conv.ker_h = conv.ker_w = 3;
+        conv.ofm_c = 4;
+        conv.pad = 1;
+        conv.shift = 5;
+        conv.acc_bits = acc_bits;
+        std::vector<int32_t> x(conv.a_count()), w(conv.b_count());
+        for (auto& v : x) v = next();
+        for (auto& v : w) v = next();
+        MlaOp conv16 = conv;
+        conv16.in16 = true;
+        EXPECT_EQ(mla_conv2d_ref(conv, x, w), mla_conv2d_ref(conv16, x, w)) << acc_bits;
+    }
+    // A checked operand is checked once, when made, and only for the type it was checked for.
+    EXPECT_THROW(CheckedB({1, 200}, true, false), std::invalid_argument);
+    MlaOp op;
+    op.k = 2;
+    const CheckedB unsigned_b({1, 200}, false, false);
+    EXPECT_THROW(mla_ref(op, {1, 1}, unsigned_b), std::invalid_argument);
+    op.b_signed = false;
+    EXPECT_EQ(mla_ref(op, {1, 1}, unsigned_b)[0], 127);  // 201 saturated to int8
+}
+
 TEST(IntOpsRef, Codecs) {
     EXPECT_EQ(decode_operands({0xFF, 0x7F}, true, true), (std::vector<int32_t>{32767}));
     EXPECT_EQ(decode_operands({0x00, 0x80}, true, true), (std::vector<int32_t>{-32768}));
