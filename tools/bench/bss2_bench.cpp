@@ -101,7 +101,7 @@ int bench_hagen(const fs::path& dir, bool quick, std::ostream& out, std::ostream
 
 }  // namespace
 
-int run_bench(bool quick, std::ostream& out, std::ostream& err) {
+int run_bench(bool quick, bench::SpeedFigures& fig, std::ostream& out, std::ostream& err) {
     const fs::path dir =
         fs::temp_directory_path() / ("nmsim_bss2_bench_" + std::to_string(::getpid()));
     fs::create_directories(dir);
@@ -137,6 +137,7 @@ int run_bench(bool quick, std::ostream& out, std::ostream& err) {
             return 1;
         }
         const double per_ms = wall - base;
+        if (rate == 30e3) fig.bss2_s_per_ms = per_ms;
         out << "BSS-2 512 neurons, 256x256 synapses, inputs " << std::setw(3)
             << std::setprecision(0) << rate / 1e3 << " kHz   1 ms hardware time in "
             << std::setprecision(3) << per_ms << " s wall (whole run " << wall

@@ -8,8 +8,10 @@
 
 #include <ostream>
 
+#include "tools/bench/targets.h"
+
 namespace nmsim::bss2 {
 
-int run_bench(bool quick, std::ostream& out, std::ostream& err);
+int run_bench(bool quick, bench::SpeedFigures& fig, std::ostream& out, std::ostream& err);
 
 }  // namespace nmsim::bss2

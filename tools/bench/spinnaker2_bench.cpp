@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <stdexcept>
 
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "platforms/spinnaker2/run_elf.h"
 #include "tools/compiler/snn/paradigm.h"
 #include "tools/scenario/scenario.h"
+#include "tools/sweep/sweep.h"
 #include "workloads/deepr/host.h"
 #include "workloads/dnn/host.h"
 #include "workloads/snn/host.h"
@@ -87,49 +90,119 @@ int bench_chip(const std::vector<std::string>& dirs, std::ostream& out, std::ost
     return 0;
 }
 
-// Seed 000's MLP on the full chip (scenarios/s2_mlp_fmnist.yaml): wall time per simulated
-// inference and the slowdown; then the same model with every PE of the chip as a worker (all 152
-// cores running) for the peak memory of a full-chip run.
-int bench_mlp(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
-              std::ostream& err) {
-    const std::string path = std::string(NMSIM_SCENARIOS_DIR) + "/s2_mlp_fmnist.yaml";
-    const std::string trace = "/tmp/nmsim_bench_mlp_" + std::to_string(::getpid()) + ".h5";
-    for (int all = 0; all < 2; ++all) {
-        const uint64_t count = all ? 3 : quick ? 10 : 100;
-        scenario::LoadOptions lo;
-        lo.firmware_dirs = dirs;
-        lo.sets = {"workload.dnn.count=" + std::to_string(count)};
-        if (all) lo.sets.push_back("workload.dnn.workers=all");
-        std::ostringstream rep, rerr;
-        workloads::dnn::DnnHost host;
-        run::RunResult r;
-        try {
-            run::RunOptions o;
-            o.quiet = true;
-            o.trace_path = trace;
-            r = run::run_scenario(scenario::load(path, lo), o, rep, rerr, host);
-        } catch (const std::exception& e) {
-            err << "nmsim bench: " << path << ": " << e.what() << "\n";
-            return 2;
-        }
-        std::remove(trace.c_str());
-        if (!r.ok) {
-            err << "nmsim bench: MLP run failed: " << r.message << "\n";
-            return 1;
-        }
-        const workloads::dnn::DnnRunSummary& sum = host.summary();
-        const double per = r.wall_seconds / double(sum.inferences);
-        if (!all)
-            out << "MLP inference (8 workers)      " << std::setprecision(1) << per * 1e3
-                << " ms wall per inference  (" << sum.inferences << " inferences in "
-                << std::setprecision(3) << r.wall_seconds << " s; on-chip " << std::setprecision(1)
-                << sum.total_us << " us each, slowdown " << std::setprecision(0)
-                << per / (sum.total_us * 1e-6) << "x; whole run incl. host link "
-                << std::setprecision(1) << r.sim_time_us / 1e3 << " ms simulated)\n";
-        else
-            out << "full chip, all 152 PEs running  peak RSS " << std::setprecision(1)
-                << peak_rss_mib() << " MiB  (MLP with 151 workers, " << sum.inferences
-                << " inferences, " << std::setprecision(3) << r.wall_seconds << " s wall)\n";
+// One DNN scenario run for the bench: `count` inferences (plus `extra` settings); the run's wall
+// seconds and its summary. Throws with the failure.
+struct DnnBenchRun {
+    double wall_s = 0;
+    workloads::dnn::DnnRunSummary sum;
+};
+
+DnnBenchRun run_dnn(const std::vector<std::string>& dirs, const std::string& scenario_name,
+                    uint64_t count, const std::vector<std::string>& extra) {
+    const std::string path = std::string(NMSIM_SCENARIOS_DIR) + "/" + scenario_name + ".yaml";
+    const std::string trace = "/tmp/nmsim_bench_dnn_" + std::to_string(::getpid()) + ".h5";
+    scenario::LoadOptions lo;
+    lo.firmware_dirs = dirs;
+    lo.sets = {"workload.dnn.count=" + std::to_string(count)};
+    lo.sets.insert(lo.sets.end(), extra.begin(), extra.end());
+    std::ostringstream rep, rerr;
+    workloads::dnn::DnnHost host;
+    run::RunOptions o;
+    o.quiet = true;
+    o.trace_path = trace;
+    const run::RunResult r = run::run_scenario(scenario::load(path, lo), o, rep, rerr, host);
+    std::remove(trace.c_str());
+    if (!r.ok) throw std::runtime_error(scenario_name + " failed: " + r.message);
+    return {r.wall_seconds, host.summary()};
+}
+
+// Wall time per inference of a DNN scenario with the bit-exact check on, start-up apart: the
+// difference between a run of `n` inferences and one of 10, per extra inference; the start-up
+// is what the 10-inference run takes beyond its inferences.
+int bench_dnn_scenario(const std::vector<std::string>& dirs, const std::string& name,
+                       const std::string& label, bool quick, double* per_ms, std::ostream& out,
+                       std::ostream& err) {
+    try {
+        const uint64_t n = quick ? 40 : 200;
+        const DnnBenchRun small = run_dnn(dirs, name, 10, {});
+        const DnnBenchRun big = run_dnn(dirs, name, n, {});
+        const double per = (big.wall_s - small.wall_s) / double(n - 10);
+        *per_ms = per * 1e3;
+        const double on_chip = big.sum.total_us * 1e-6;
+        out << label << std::setprecision(2) << per * 1e3 << " ms wall per inference  (" << n
+            << " minus 10 inferences; start-up " << std::setprecision(3)
+            << small.wall_s - 10.0 * per << " s; on-chip " << std::setprecision(1)
+            << big.sum.total_us << " us each, slowdown " << per / on_chip << "x; outputs bit-exact "
+            << big.sum.bit_exact << "/" << big.sum.inferences << ")\n";
+    } catch (const std::exception& e) {
+        err << "nmsim bench: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+// Seed 000's MLP (scenarios/s2_mlp_fmnist.yaml) and the CNN scenario: wall time per simulated
+// inference and the slowdown; then the MLP with every PE of the chip as a worker (all 152 cores
+// running) for the peak memory of a full-chip run.
+int bench_mlp(const std::vector<std::string>& dirs, bool quick, bench::SpeedFigures& fig,
+              std::ostream& out, std::ostream& err) {
+    int rc = bench_dnn_scenario(dirs, "s2_mlp_fmnist", "MLP inference (8 workers)      ", quick,
+                                &fig.mlp_ms_per_inference, out, err);
+    rc = std::max(rc, bench_dnn_scenario(dirs, "s2_cnn_fmnist", "CNN inference                  ",
+                                         quick, &fig.cnn_ms_per_inference, out, err));
+    try {
+        const DnnBenchRun all = run_dnn(dirs, "s2_mlp_fmnist", 3, {"workload.dnn.workers=all"});
+        out << "full chip, all 152 PEs running  peak RSS " << std::setprecision(1) << peak_rss_mib()
+            << " MiB  (MLP with 151 workers, " << all.sum.inferences << " inferences, "
+            << std::setprecision(3) << all.wall_s << " s wall)\n";
+    } catch (const std::exception& e) {
+        err << "nmsim bench: " << e.what() << "\n";
+        rc = 1;
+    }
+    return rc;
+}
+
+// Sweep throughput (docs/sweeps.md): the MLP at four worker counts, 20 inferences per point, as
+// `nmsim sweep` runs it (one child process per point), at -j 1 and -j 2: points per minute; and
+// the start-up cost per point, from the same four points with one inference each at -j 1.
+int bench_sweep(bool quick, std::ostream& out, std::ostream& err) {
+    const std::string dir = "/tmp/nmsim_bench_sweep_" + std::to_string(::getpid());
+    const std::string base = std::string(NMSIM_SCENARIOS_DIR) + "/s2_mlp_fmnist.yaml";
+    auto timed_sweep = [&](int jobs, uint32_t count, const std::string& tag) {
+        const std::string file = dir + "_" + tag + ".yaml";
+        std::ofstream(file) << "name: bench_" << tag << "\nbase: " << base
+                            << "\nset: {workload.dnn.count: " << count
+                            << ", workload.dnn.layer_workers: \"[]\", trace.events: false}\n"
+                            << "axes:\n  workload.dnn.workers: [1, 2, 4, 8]\n"
+                            << "metrics: [dnn.total_us, wall_s]\noutput: " << dir << "_" << tag
+                            << "\n";
+        sweep::SweepOptions so;
+        so.sweep_path = file;
+        so.jobs = jobs;
+        so.progress = false;
+        std::ostringstream sout, serr;
+        const auto t0 = std::chrono::steady_clock::now();
+        const int rc = sweep::run_sweep(so, sout, serr);
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::filesystem::remove_all(dir + "_" + tag);
+        std::remove(file.c_str());
+        if (rc != 0) throw std::runtime_error("sweep (" + tag + ") failed: " + serr.str());
+        return wall;
+    };
+    try {
+        const uint32_t count = quick ? 5 : 20;
+        const double j1 = timed_sweep(1, count, "j1");
+        const double j2 = timed_sweep(2, count, "j2");
+        const double start = timed_sweep(1, 1, "start");
+        out << "MLP sweep, 4 points x " << count << " inferences  " << std::setprecision(1)
+            << 4.0 / j1 * 60.0 << " points/min at -j 1, " << 4.0 / j2 * 60.0 << " at -j 2 ("
+            << std::setprecision(2) << j1 / j2 << "x); start-up per point " << std::setprecision(3)
+            << start / 4.0
+            << " s (a 1-inference point: process, scenario, compile, chip, DRAM image)\n";
+    } catch (const std::exception& e) {
+        err << "nmsim bench: " << e.what() << "\n";
+        return 1;
     }
     return 0;
 }
@@ -241,8 +314,8 @@ std::string spike_check(const workloads::snn::SnnSummary& s) {
 // probability 0.15 (rows of about 38 synapses) and the LIF blocks onto their neighbours sparsely.
 // Synaptic events per wall second with real firmware on every PE, the slowdown against the
 // chip's real time, and the peak memory.
-int bench_snn(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
-              std::ostream& err) {
+int bench_snn(const std::vector<std::string>& dirs, bool quick, bench::SpeedFigures& fig,
+              std::ostream& out, std::ostream& err) {
     const uint32_t blocks = 76, ticks = quick ? 50 : 200;
     std::ostringstream net;
     net << "timestep: 1.0\nseed: 5\nsources:\n";
@@ -260,6 +333,7 @@ int bench_snn(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
     const SnnBenchRun r = run_snn(dirs, net.str(), ticks, "serial", err);
     if (!r.ok) return 1;
     const workloads::snn::SnnSummary& s = r.sum;
+    fig.snn_serial_events_per_s = double(s.synaptic_events) / r.wall_s;
     out << "SNN serial paradigm, 152 PEs   " << std::setprecision(2)
         << double(s.synaptic_events) / r.wall_s / 1e6
         << " M synaptic events per wall second (target >= 10 M)  (" << s.synaptic_events
@@ -329,8 +403,8 @@ int bench_snn_paradigms(const std::vector<std::string>& dirs, bool quick, std::o
 
 }  // namespace
 
-int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& out,
-              std::ostream& err) {
+int run_bench(const std::vector<std::string>& dirs, bool quick, bench::SpeedFigures& fig,
+              std::ostream& out, std::ostream& err) {
     const std::string loop = find_fw(dirs, "bench_loop"), mla = find_fw(dirs, "mla_bench");
     if (loop.empty() || mla.empty()) {
         err << "nmsim bench: firmware bench_loop.elf or mla_bench.elf not found (build the "
@@ -369,10 +443,11 @@ int run_bench(const std::vector<std::string>& dirs, bool quick, std::ostream& ou
         << std::setprecision(3) << t.r.sim_time_us / 1e3 << " ms simulated in " << t.wall
         << " s wall)\n";
     rc = std::max(rc, bench_chip(dirs, out, err));
-    rc = std::max(rc, bench_snn(dirs, quick, out, err));
+    rc = std::max(rc, bench_snn(dirs, quick, fig, out, err));
     rc = std::max(rc, bench_snn_paradigms(dirs, quick, out, err));
     rc = std::max(rc, bench_deepr(dirs, quick, out, err));
-    return std::max(rc, bench_mlp(dirs, quick, out, err));
+    rc = std::max(rc, bench_mlp(dirs, quick, fig, out, err));
+    return std::max(rc, bench_sweep(quick, out, err));
 }
 
 }  // namespace nmsim::spinnaker2

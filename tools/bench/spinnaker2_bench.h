@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "tools/bench/targets.h"
+
 namespace nmsim::spinnaker2 {
 
-int run_bench(const std::vector<std::string>& firmware_dirs, bool quick, std::ostream& out,
-              std::ostream& err);
+int run_bench(const std::vector<std::string>& firmware_dirs, bool quick, bench::SpeedFigures& fig,
+              std::ostream& out, std::ostream& err);
 
 }  // namespace nmsim::spinnaker2

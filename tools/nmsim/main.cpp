@@ -539,10 +539,12 @@ int main(int argc, char** argv) {
     if (*bench) {
         // BrainScaleS-2 first: its peak memory is then its own, not the SpiNNaker2 full-chip run's.
         int rc = 0;
+        nmsim::bench::SpeedFigures fig;
         if (bench_platform != "spinnaker2")
-            rc = nmsim::bss2::run_bench(quick, std::cout, std::cerr);
+            rc = nmsim::bss2::run_bench(quick, fig, std::cout, std::cerr);
         if (rc == 0 && bench_platform != "brainscales2")
-            rc = nmsim::spinnaker2::run_bench(firmware_dirs(), quick, std::cout, std::cerr);
+            rc = nmsim::spinnaker2::run_bench(firmware_dirs(), quick, fig, std::cout, std::cerr);
+        nmsim::bench::print_targets(fig, std::cout);
         return rc;
     }
     return 2;
