@@ -67,7 +67,9 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed)
         const uint32_t base = h * BSS2_COLUMNS;
         syn->bind_synapse([this, base](uint32_t col, bool inh, double amount, uint64_t t) {
             if (m_tap) m_tap(base + col, inh, amount, t);
+            catch_up();
             m_neurons.add_input(base + col, inh, amount, t);
+            if (t < m_wake_at_ps) m_input.notify(sc_core::SC_ZERO_TIME);
         });
     }
     m_backends->bind_output([this](uint32_t ch, uint32_t label, uint64_t t) {
@@ -80,7 +82,10 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed)
     for (uint32_t i = 0; i < BSS2_BACKGROUND; ++i)
         m_background[i]->bind_output(
             [this, i](uint32_t label, uint64_t t) { m_crossbar->input(BSS2_XIN_BG(i), label, t); });
-    auto probe = [this](uint32_t n) { return m_neurons.v(n); };
+    auto probe = [this](uint32_t n) {
+        catch_up();
+        return m_neurons.v(n);
+    };
     m_madc->bind_probe(probe);
     m_cadc->bind_probe(probe);
     m_madc->bind_output([this](uint32_t sample) { m_fpga->chip_madc_sample(sample); });
@@ -89,21 +94,35 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed)
     SC_THREAD(analog_core);
 }
 
+// The neurons are integrated step by step in SystemC time, so that a spike leaves at the end of
+// its step. While the array is quiet (AdexArray::quiet_steps: no neuron can spike before the next
+// queued input) the core sleeps up to that input, at most kQuietSteps, and integrates the quiet
+// stretch in one go; an input arriving meanwhile wakes it to re-plan, and whoever touches the
+// neurons first brings them up to date (catch_up).
 void Chip::analog_core() {
+    constexpr uint64_t kQuietSteps = 1024;
     const uint64_t step = static_cast<uint64_t>(m_p.neuron.dt.ps);
-    auto on_spike = [this](uint32_t n, uint64_t t) { this->on_spike(n, t); };
     for (;;) {
         if (m_enabled == 0) {
             // Nothing integrates: sleep until a neuron is enabled, then continue on the step grid.
             wait(m_wake);
-            const uint64_t now = sc_core::sc_time_stamp().value();
-            m_neurons.advance_to(now - now % step, on_spike);
+            catch_up();
         }
         const uint64_t now = sc_core::sc_time_stamp().value();
-        const uint64_t next = (now / step + 1) * step;
-        wait(sc_core::sc_time(static_cast<double>(next - now), sc_core::SC_PS));
-        m_neurons.advance_to(next, on_spike);
+        catch_up();
+        const uint64_t next = (now / step + m_neurons.quiet_steps(kQuietSteps)) * step;
+        m_wake_at_ps = next;
+        wait(sc_core::sc_time::from_value(next - now), m_input);
+        catch_up();
     }
+}
+
+// Integrates the neurons up to the current step boundary.
+void Chip::catch_up() {
+    const uint64_t step = static_cast<uint64_t>(m_p.neuron.dt.ps);
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    if (now - now % step > m_neurons.now_ps())
+        m_neurons.advance_to(now - now % step, [this](uint32_t n, uint64_t t) { on_spike(n, t); });
 }
 
 void Chip::on_spike(uint32_t n, uint64_t t_ps) {
@@ -131,6 +150,7 @@ void Chip::neuron_word(uint32_t n, uint32_t word, uint32_t data) {
     } else {
         m_invalid[n].clear();
     }
+    catch_up();
     m_neurons.configure(n, cfg);
     m_backends->configure(n, w[BSS2_NRN_ADDR_OUT], cfg.enable && cfg.fire);
     const bool now_enabled = cfg.enable;
@@ -192,6 +212,7 @@ bool Chip::route(uint32_t addr, std::string* error, ModelFn&& model, NeuronFn&& 
 bool Chip::config_write(uint32_t addr, uint32_t data, std::string* error) {
     if (addr >= BSS2_NRN_RESET_QUAD_BASE && addr < BSS2_NRN_RESET_QUAD(BSS2_HEMISPHERES, 0)) {
         const uint32_t first = (addr - BSS2_NRN_RESET_QUAD_BASE) * 4u;
+        catch_up();
         for (uint32_t k = 0; k < 4u; ++k)
             if (data & (1u << k)) m_neurons.reset(first + k);
         return true;
@@ -200,6 +221,7 @@ bool Chip::config_write(uint32_t addr, uint32_t data, std::string* error) {
         addr, error, [&](auto& m, uint32_t off) { return m.write_config(off, data, error); },
         [&](uint32_t n, uint32_t word) {
             if (word == BSS2_NRN_RESET) {
+                catch_up();
                 if (data & 1u) m_neurons.reset(n);
                 return true;
             }
@@ -221,6 +243,7 @@ bool Chip::config_read(uint32_t addr, uint32_t* data, std::string* error) {
         addr, error, [&](auto& m, uint32_t off) { return m.read_config(off, data, error); },
         [&](uint32_t n, uint32_t word) {
             if (word == BSS2_NRN_V_MEM) {
+                catch_up();
                 *data = static_cast<uint32_t>(static_cast<int32_t>(m_neurons.v(n) * 1000.0));
                 return true;
             }
@@ -245,6 +268,7 @@ void Chip::attach_trace(trace::Sink* sink) {
 }
 
 void Chip::write_summary(trace::Sink& sink) {
+    catch_up();  // a quiet stretch up to the end of the run (no spikes: see analog_core)
     const auto c = sink.component(name());
     sink.counter(c, "neuron_spikes", "1", static_cast<double>(m_chip_spikes));
     sink.counter(c, "neuron_steps", "1", static_cast<double>(m_neurons.steps()));

@@ -117,6 +117,7 @@ public:
 
 private:
     void analog_core();
+    void catch_up();
     void on_spike(uint32_t neuron, uint64_t t_ps);
     void neuron_word(uint32_t neuron, uint32_t word, uint32_t data);
     // Decodes an Omnibus address (bss2_map.h) once for reads and writes: calls
@@ -131,6 +132,8 @@ private:
     std::vector<std::string> m_invalid;  // per neuron: why its enabled block is invalid
     uint32_t m_enabled = 0;              // neurons with CFG_ENABLE
     sc_core::sc_event m_wake;
+    sc_core::sc_event m_input;  // an input before m_wake_at_ps arrived: the core re-plans
+    uint64_t m_wake_at_ps = 0;  // when the analog core wakes next (planned)
     std::unique_ptr<NeuronBackends> m_backends;
     std::unique_ptr<L2Link> m_l2;
     std::unique_ptr<Crossbar> m_crossbar;

@@ -1,6 +1,7 @@
 #include "models/brainscales2/neuron/adex_array.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -234,6 +235,7 @@ enum Field : size_t {
     kIOff,
     kUMin,
     kUMax,
+    kR,  // 1 / leak conductance (MOhm; 0 in padding lanes): the leap bounds
     kFields
 };
 
@@ -469,6 +471,8 @@ AdexArray::AdexArray(size_t n, const AdexParams& p, uint64_t seed)
       m_integ_gain_inh(n, 0.0),
       m_co(n),
       m_pos(n, kNone),
+      m_step_matrix(n),
+      m_leap_stale(n, 1),
       m_ring(kRing) {
     if (p.dt.ps <= 0) throw std::invalid_argument("AdexParams.dt must be > 0");
     m_dt_ps = static_cast<uint64_t>(p.dt.ps);
@@ -540,6 +544,7 @@ void AdexArray::configure(size_t i, const NeuronConfig& cfg) {
         }
         c.de = std::exp(-h / e.tau_syn_exc);
         c.di = std::exp(-h / e.tau_syn_inh);
+        std::memcpy(m_step_matrix[i].data(), full, sizeof full);
         c.u_reset = e.v_reset - e.v_leak;
         c.u_th = e.v_threshold - e.v_leak;
         if (e.adaptation) {
@@ -568,12 +573,31 @@ void AdexArray::configure(size_t i, const NeuronConfig& cfg) {
         c.fire = e.fire;
     }
     m_co[i] = c;
+    m_leap_stale[i] = 1;
+    m_leaps_possible = -1;
     if (was_enabled != cfg.enable || was_integrator != cfg.integrator) {
         repack();
     } else if (cfg.enable && !cfg.integrator) {
         pack(m_pos[i], c);
     }
     reset(i);
+}
+
+// The K-step propagator is the K-th power of the one-step propagator (exact for the linear
+// system up to round-off); its u row and the synaptic decays over K steps, for K = 2..kMaxLeap,
+// into lane k of the packed leap coefficients.
+void AdexArray::leap_coefficients(size_t k, const std::array<double, 25>& one) {
+    double step[5][5], power[5][5], next[5][5];
+    std::memcpy(step, one.data(), sizeof step);
+    std::memcpy(power, step, sizeof power);
+    for (uint32_t n = 2; n <= kMaxLeap; ++n) {
+        mat_mul(power, step, next);
+        std::memcpy(power, next, sizeof power);
+        double* const level = m_lk.data() + n * kLeapFields * m_stride + k;
+        for (size_t j = 0; j < 5; ++j) level[j * m_stride] = power[0][j];
+        level[5 * m_stride] = power[2][2];
+        level[6 * m_stride] = power[3][3];
+    }
 }
 
 void AdexArray::pack(size_t k, const Coeffs& c) {
@@ -593,6 +617,7 @@ void AdexArray::pack(size_t k, const Coeffs& c) {
     field(kIOff)[k] = c.i_offset;
     field(kUMin)[k] = c.u_min;
     field(kUMax)[k] = c.u_max;
+    field(kR)[k] = c.g_l > 0 ? 1.0 / c.g_l : 0.0;
 }
 
 void AdexArray::repack() {
@@ -612,6 +637,9 @@ void AdexArray::repack() {
     }
     m_pk.swap(pk);
     m_flags.assign(2 * stride + stride / 8, -1.0);
+    m_lk.assign((kMaxLeap + 1) * kLeapFields * stride, 0.0);
+    std::fill(m_leap_stale.begin(), m_leap_stale.end(), 1);
+    m_leaps_possible = -1;
     m_stride = stride;
     m_enabled.swap(enabled);
     std::fill(m_pos.begin(), m_pos.end(), kNone);
@@ -790,6 +818,102 @@ void AdexArray::finish_step(uint64_t step) {
     }
 }
 
+// Leaps need every enabled neuron linear (no exponential term, no adaptation) and no noise, so
+// that the K-step propagator is exact and the bounds below hold.
+// The leap coefficients of reconfigured neurons are made here, when leaps are first possible,
+// not at every configure (a neuron is configured word by word).
+bool AdexArray::leaps_possible() {
+    if (m_leaps_possible < 0) {
+        bool ok = m_p.noise_mV <= 0;
+        for (const uint32_t i : m_enabled) ok = ok && !m_eff[i].exponential && !m_eff[i].adaptation;
+        if (ok) {
+            for (size_t k = 0; k < m_enabled.size(); ++k) {
+                if (!m_leap_stale[m_enabled[k]]) continue;
+                leap_coefficients(k, m_step_matrix[m_enabled[k]]);
+                m_leap_stale[m_enabled[k]] = 0;
+            }
+        }
+        m_leaps_possible = ok ? 1 : 0;
+    }
+    return m_leaps_possible == 1;
+}
+
+// Steps from `step` (its inputs applied) before the next step with inputs, at most kMaxLeap and
+// up to `target`.
+uint64_t AdexArray::free_steps(uint64_t step, uint64_t target) const {
+    uint64_t limit = std::min<uint64_t>(target - step, kMaxLeap);
+    if (m_far_min != UINT64_MAX) limit = std::min(limit, m_far_min - step);
+    for (uint64_t j = 1; j < limit; ++j)
+        if (!m_ring[(step + j) % kRing].empty()) return j;
+    return limit;
+}
+
+// Tries to take the next `k` steps (no inputs among them) as one update. A linear neuron's
+// membrane stays between min(u, R (min(I_offset, 0) - I_inh)) and max(u, R (I_exc +
+// max(I_offset, 0))) while its synaptic currents only decay, so when that range lies below the
+// threshold and inside the rails for every neuron not held refractory, no step of the k can
+// spike or clamp, and the k-step propagator gives what k single steps give (to round-off).
+// Refractory neurons must stay held through all k steps. Returns the steps taken (0: none).
+// Whether every neuron's membrane range lies below its threshold and inside the rails (see
+// try_leap). Refractory neurons are skipped when `hold_counts` is false (their smallest remaining
+// hold in *held_min), else checked from their held value, which also bounds them after release.
+bool AdexArray::bounded(bool hold_counts, double* held_min) const {
+    const double *const u = field(kU), *const ie = field(kIe), *const ii = field(kIi),
+                        *const ref = field(kRef), *const r = field(kR), *const ioff = field(kIOff),
+                        *const uth = field(kUTh), *const umin = field(kUMin),
+                        *const umax = field(kUMax);
+    for (size_t l = 0; l < m_enabled.size(); ++l) {
+        if (!hold_counts && ref[l] > 0) {
+            *held_min = std::min(*held_min, ref[l]);
+            continue;
+        }
+        const double hi = std::max(u[l], r[l] * (ie[l] + std::max(ioff[l], 0.0)));
+        const double lo = std::min(u[l], r[l] * (std::min(ioff[l], 0.0) - ii[l]));
+        // The margin covers the round-off between the leap and the single steps.
+        if (!(hi < uth[l] - 1e-9 && hi <= umax[l] && lo >= umin[l])) return false;
+    }
+    return true;
+}
+
+uint64_t AdexArray::quiet_steps(uint64_t max) {
+    if (max < 2 || !leaps_possible() || !m_ring[m_step % kRing].empty() || m_far_min <= m_step ||
+        !bounded(true, nullptr))
+        return 1;
+    uint64_t limit = std::min<uint64_t>(max, kRing);
+    if (m_far_min != UINT64_MAX) limit = std::min(limit, m_far_min - m_step);
+    for (uint64_t j = 1; j < limit; ++j)
+        if (!m_ring[(m_step + j) % kRing].empty()) return j;
+    return limit;
+}
+
+uint64_t AdexArray::try_leap(uint64_t k) {
+    double* const u = field(kU);
+    double* const ie = field(kIe);
+    double* const ii = field(kIi);
+    double* const ref = field(kRef);
+    const double* const ioff = field(kIOff);
+    double held_min = static_cast<double>(k);
+    if (!bounded(false, &held_min)) return 0;
+    k = std::min(k, static_cast<uint64_t>(held_min));
+    if (k < 2) return 0;
+    const double* const co = m_lk.data() + k * kLeapFields * m_stride;
+    const double *const p0 = co, *const p1 = co + m_stride, *const p2 = co + 2 * m_stride,
+                        *const p3 = co + 3 * m_stride, *const p4 = co + 4 * m_stride,
+                        *const de = co + 5 * m_stride, *const di = co + 6 * m_stride;
+    const double* const w = field(kW);
+    const double kd = static_cast<double>(k);
+    for (size_t l = 0; l < m_stride; ++l) {
+        const bool held = ref[l] > 0;
+        const double un =
+            p0[l] * u[l] + p1[l] * w[l] + p2[l] * ie[l] + p3[l] * ii[l] + p4[l] * ioff[l];
+        u[l] = held ? u[l] : un;
+        ref[l] = held ? ref[l] - kd : ref[l];
+        ie[l] *= de[l];
+        ii[l] *= di[l];
+    }
+    return k;
+}
+
 void AdexArray::advance_to(uint64_t t_ps, const std::function<void(uint32_t, uint64_t)>& on_spike) {
     if (m_in_advance)
         throw std::logic_error("AdexArray::advance_to called from its own spike callback");
@@ -813,6 +937,17 @@ void AdexArray::advance_to(uint64_t t_ps, const std::function<void(uint32_t, uin
                 const uint64_t i = m_enabled[k];
                 const uint64_t r = splitmix64(seed_noise + splitmix64(step ^ (i << 40)));
                 nz[k] = m_co[i].noise * fast_normal(r);
+            }
+        }
+        if (leaps_possible()) {
+            const uint64_t free = free_steps(step, target);
+            if (const uint64_t k = free >= 2 ? try_leap(free) : 0) {
+                m_neuron_updates += k * m_enabled.size();
+                m_steps += k;
+                ++m_leaps;
+                m_leap_steps += k;
+                m_step = step + k;
+                continue;
             }
         }
         m_step_spikes.clear();

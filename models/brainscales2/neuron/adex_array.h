@@ -5,6 +5,7 @@
 // Equations, units, numerical method and its error: docs/bss2_neuron.md.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -105,6 +106,12 @@ public:
     // fire==true, in time order (within a step: neuron index order). The callback may call
     // add_input (times before the end of the current step land on the next step).
     void advance_to(uint64_t t_ps, const std::function<void(uint32_t, uint64_t)>& on_spike);
+    // Steps (1..max) the array can be integrated from now_ps() with the inputs queued so far
+    // without any neuron spiking or reaching a rail: up to the next queued input when every
+    // neuron is linear and bounded below its threshold (docs/bss2_neuron.md, "Leaps"); 1
+    // otherwise. A caller that integrates that far ahead in one go must bring the array up to
+    // date (advance_to) before it adds an input, reconfigures or reads a neuron.
+    uint64_t quiet_steps(uint64_t max);
     uint64_t now_ps() const { return m_step * m_dt_ps; }
 
     // Membrane, mV. An integrator (hagen) neuron: v_reset + its integrated charge, clamped to
@@ -113,6 +120,8 @@ public:
     double w(size_t i) const;                                     // adaptation current, nA
     uint64_t steps() const { return m_steps; }                    // integration steps done
     uint64_t neuron_updates() const { return m_neuron_updates; }  // enabled neuron x steps
+    uint64_t leaps() const { return m_leaps; }  // multi-step updates (docs/bss2_neuron.md)
+    uint64_t leap_steps() const { return m_leap_steps; }          // steps done by them
     uint64_t spikes() const { return m_spikes; }                  // threshold crossings
     uint64_t inputs() const { return m_inputs; }                  // add_input calls
 
@@ -147,6 +156,14 @@ private:
     void reset_packed(size_t k);
     void apply_events(uint64_t step);
     void finish_step(uint64_t step);
+    // Leaps: steps in which no input arrives and no neuron can reach its threshold or a rail are
+    // taken as one update with the exact K-step propagator (docs/bss2_neuron.md, "Leaps").
+    static constexpr uint32_t kMaxLeap = 32;
+    void leap_coefficients(size_t k, const std::array<double, 25>& one_step);
+    bool leaps_possible();
+    bool bounded(bool hold_counts, double* held_min) const;
+    uint64_t free_steps(uint64_t step, uint64_t target) const;
+    uint64_t try_leap(uint64_t k);
 
     AdexParams m_p;
     uint64_t m_seed;
@@ -165,6 +182,14 @@ private:
     std::vector<uint32_t> m_enabled;  // packed index -> neuron
     std::vector<uint32_t> m_pos;      // neuron -> packed index (or kNone)
     std::vector<double> m_pk;
+    // Leaps: each neuron's one-step propagator (row-major 5 x 5) and whether its packed leap
+    // coefficients (m_lk, by lane: for K = 2..kMaxLeap the u row of the K-step propagator and
+    // the synaptic decays over K steps) are out of date.
+    static constexpr size_t kLeapFields = 7;
+    std::vector<std::array<double, 25>> m_step_matrix;
+    std::vector<uint8_t> m_leap_stale;
+    std::vector<double> m_lk;
+    int m_leaps_possible = -1;  // cached leaps_possible(); -1 = to be recomputed
     // The step kernel for this CPU (see the .cpp): (fields, flags, stride, lanes, exp cap).
     double (*m_kernel)(double*, double*, size_t, size_t, double) = nullptr;
     // Kernel output per packed lane k: [k] >= 0 recompute exactly, [stride + k] >= 0 spike,
@@ -182,6 +207,7 @@ private:
     bool m_in_advance = false;
     uint64_t m_step = 0;
     uint64_t m_steps = 0, m_neuron_updates = 0, m_spikes = 0, m_inputs = 0;
+    uint64_t m_leaps = 0, m_leap_steps = 0;
 };
 
 }  // namespace nmsim::bss2

@@ -616,3 +616,76 @@ TEST(AdexArray, ResultsDoNotDependOnTheVectorWidth) {
 }
 
 }  // namespace
+
+namespace {
+
+// Quiet stretches are integrated as leaps (one update with the exact K-step propagator) when the
+// array is advanced by more than a step. A run advanced step by step (no leaps possible) must give
+// the same spikes and, to round-off, the same membranes: LIF neurons with excitatory and
+// inhibitory inputs, offsets, a refractory time, some firing and some quiet, with mismatch.
+TEST(AdexArray, LeapsGiveWhatSingleStepsGive) {
+    auto run = [](bool in_one_go, std::vector<double>* v_end, uint64_t* leap_steps) {
+        AdexParams p;
+        p.noise_mV = 0;
+        AdexArray a(24, p, 17);
+        std::vector<std::pair<uint32_t, uint64_t>> spikes;
+        std::mt19937_64 rng(5);
+        for (size_t i = 0; i < 24; ++i) {
+            NeuronConfig c = lif();
+            c.i_offset = i % 3 == 0 ? 5.0 : -2.0;
+            c.t_ref = i % 2 ? 2.0 : 0.0;
+            a.configure(i, c);
+        }
+        for (int e = 0; e < 1500; ++e) {  // busy for 150 us (spikes), then quiet
+            const uint64_t t = rng() % (150 * kUs);
+            a.add_input(rng() % 24, rng() % 5 == 0, 30.0 + static_cast<double>(rng() % 33), t);
+        }
+        auto on_spike = [&](uint32_t i, uint64_t t) { spikes.emplace_back(i, t); };
+        if (in_one_go) {
+            a.advance_to(300 * kUs, on_spike);
+        } else {
+            for (uint64_t t = kDt; t <= 300 * kUs; t += kDt) a.advance_to(t, on_spike);
+        }
+        for (size_t i = 0; i < 24; ++i) v_end->push_back(a.v(i));
+        *leap_steps = a.leap_steps();
+        EXPECT_EQ(a.steps(), 300 * kUs / kDt);
+        return spikes;
+    };
+    std::vector<double> v_leap, v_step;
+    uint64_t leaps = 0, step_leaps = 0;
+    const auto s_leap = run(true, &v_leap, &leaps);
+    const auto s_step = run(false, &v_step, &step_leaps);
+    EXPECT_GT(leaps, 300 * kUs / kDt / 4);  // steps taken in leaps
+    EXPECT_EQ(step_leaps, 0u);
+    EXPECT_GT(s_step.size(), 20u);
+    EXPECT_EQ(s_leap, s_step);
+    for (size_t i = 0; i < v_step.size(); ++i) EXPECT_NEAR(v_leap[i], v_step[i], 1e-9) << i;
+}
+
+// quiet_steps: up to the next queued input while every neuron is bounded below its threshold;
+// one step when an input is due now, when a neuron could cross, or with the exponential term.
+TEST(AdexArray, QuietStepsReachTheNextInputOnlyWhileNoNeuronCanSpike) {
+    AdexArray a(2, quiet(), 1);
+    a.configure(0, lif());
+    a.configure(1, lif());
+    EXPECT_EQ(a.quiet_steps(1000), 1000u);
+    a.add_input(1, false, 30, 50 * kDt);
+    EXPECT_EQ(a.quiet_steps(1000), 50u);
+    a.advance_to(50 * kDt, nullptr);
+    EXPECT_EQ(a.quiet_steps(1000), 1u);  // the input is due at this step
+    a.advance_to(51 * kDt, nullptr);
+    // 30 x 0.3 nA into R = 10 us / 2.2 pF = 4.5 MOhm could lift it 41 mV: below 100 mV to
+    // threshold.
+    EXPECT_EQ(a.quiet_steps(1000), 1000u);
+    NeuronConfig strong = lif();
+    strong.i_offset = 30;  // R I = 136 mV: the bound reaches the threshold
+    a.configure(0, strong);
+    EXPECT_EQ(a.quiet_steps(1000), 1u);
+    NeuronConfig adex = lif();
+    adex.exponential = true;
+    adex.v_exp = 380;
+    a.configure(0, adex);
+    EXPECT_EQ(a.quiet_steps(1000), 1u);
+}
+
+}  // namespace
