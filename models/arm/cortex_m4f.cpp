@@ -53,6 +53,30 @@ void check(uc_err e, const char* what) {
     if (e != UC_ERR_OK) throw std::runtime_error(std::string("unicorn: ") + what + ": " + uc_strerror(e));
 }
 
+// --- stores to RAM (docs/iss.md, "Stores") -------------------------------------------------------
+// Unicorn 2.0.1 keeps no dirty-memory bitmap, so every guest store to RAM takes the slow path
+// that checks for translated code in the page; that path first builds a "page collection" (a
+// GLib tree, allocated and freed per store) to lock the pages for multi-threaded TCG, which a
+// Unicorn engine never is. The library calls the two functions through its PLT, so nmsim's
+// definitions below take their place: the collection becomes a token that locks nothing, and
+// the check for translated code itself (tb_invalidate_phys_page_fast) is the library's own.
+// With any library other than 2.0 they pass the calls on unchanged.
+char g_unlocked_pages;
+
+bool skip_page_locks() {
+    static const bool skip = [] {
+        unsigned major = 0, minor = 0;
+        uc_version(&major, &minor);
+        return major == 2 && minor == 0 && std::getenv("NMSIM_UC_PAGE_LOCKS") == nullptr;
+    }();
+    return skip;
+}
+
+template <class Fn>
+Fn next_definition(const char* symbol) {
+    return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, symbol));
+}
+
 // --- translation buffer (docs/iss.md, "Translation buffer") ---------------------------------
 // Unicorn 2.0.1 reserves its buffer for translated code when the engine initialises (at the
 // first memory mapping): machine_initialize() calls the engine's init_arch (arm_uc_init, which
@@ -146,6 +170,24 @@ std::string mib(uint64_t bytes) {
 }
 
 }  // namespace
+
+extern "C" {
+// Unicorn 2.0.1 (accel/tcg/translate-all.c): struct page_collection *page_collection_lock(struct
+// uc_struct *, tb_page_addr_t start, tb_page_addr_t end) and page_collection_unlock(set).
+void* page_collection_lock_arm(uc_struct* uc, uint64_t start, uint64_t end) {
+    using Lock = void* (*)(uc_struct*, uint64_t, uint64_t);
+    if (skip_page_locks()) return &g_unlocked_pages;
+    static const Lock real = next_definition<Lock>("page_collection_lock_arm");
+    return real(uc, start, end);
+}
+
+void page_collection_unlock_arm(void* set) {
+    using Unlock = void (*)(void*);
+    if (set == &g_unlocked_pages) return;
+    static const Unlock real = next_definition<Unlock>("page_collection_unlock_arm");
+    real(set);
+}
+}
 
 const char* fault_cause_name(FaultCause c) {
     switch (c) {

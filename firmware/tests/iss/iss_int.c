@@ -417,6 +417,31 @@ static void run_table_branch(void) {
     out_nl();
 }
 
+/* Self-modifying code: a two-instruction function in RAM (movs r0, #imm; bx lr) is called,
+ * its immediate rewritten (halfword and byte stores, then DSB and ISB as the architecture asks),
+ * and called again: the ISS must drop its translation of the old code. Data written next to the
+ * code exercises the stores into a page that holds translated code. */
+static volatile uint16_t g_smc_code[8] __attribute__((aligned(8)));
+static volatile uint32_t g_smc_data[4];
+
+static void run_self_modifying(void) {
+    line_begin("smc");
+    g_smc_code[1] = 0x4770u; /* bx lr */
+    typedef uint32_t (*Fn)(void);
+    const Fn f = (Fn)((uintptr_t)g_smc_code | 1u);
+    for (uint32_t i = 0; i < 6; ++i) {
+        if (i % 2 == 0)
+            g_smc_code[0] = (uint16_t)(0x2000u | (i * 37u)); /* movs r0, #(i * 37) */
+        else
+            ((volatile uint8_t*)g_smc_code)[0] = (uint8_t)(i * 37u);
+        __asm volatile("dsb\n\tisb" ::: "memory");
+        const uint32_t r = f();
+        for (uint32_t k = 0; k < 4; ++k) g_smc_data[k] = r + k;
+        kv_dec("r", (int32_t)(r + g_smc_data[3]));
+    }
+    out_nl();
+}
+
 int main(void) {
     out_str("iss_int start\n");
     run_op_table("int.", kOps, sizeof kOps / sizeof kOps[0]);
@@ -428,6 +453,7 @@ int main(void) {
     run_exclusive();
     run_unaligned();
     run_table_branch();
+    run_self_modifying();
     out_str("iss_int end\n");
     return 0;
 }
