@@ -877,8 +877,13 @@ bool AdexArray::bounded(bool hold_counts, double* held_min) const {
 
 uint64_t AdexArray::quiet_steps(uint64_t max) {
     if (max < 2 || !leaps_possible() || !m_ring[m_step % kRing].empty() || m_far_min <= m_step ||
-        !bounded(true, nullptr))
+        !leap_check_due())
         return 1;
+    if (!bounded(true, nullptr)) {
+        leap_check_failed();
+        return 1;
+    }
+    m_leap_backoff = 1;
     uint64_t limit = std::min<uint64_t>(max, kRing);
     if (m_far_min != UINT64_MAX) limit = std::min(limit, m_far_min - m_step);
     for (uint64_t j = 1; j < limit; ++j)
@@ -939,15 +944,19 @@ void AdexArray::advance_to(uint64_t t_ps, const std::function<void(uint32_t, uin
                 nz[k] = m_co[i].noise * fast_normal(r);
             }
         }
-        if (leaps_possible()) {
+        if (leaps_possible() && leap_check_due()) {
             const uint64_t free = free_steps(step, target);
-            if (const uint64_t k = free >= 2 ? try_leap(free) : 0) {
-                m_neuron_updates += k * m_enabled.size();
-                m_steps += k;
-                ++m_leaps;
-                m_leap_steps += k;
-                m_step = step + k;
-                continue;
+            if (free >= 2) {
+                if (const uint64_t k = try_leap(free)) {
+                    m_leap_backoff = 1;
+                    m_neuron_updates += k * m_enabled.size();
+                    m_steps += k;
+                    ++m_leaps;
+                    m_leap_steps += k;
+                    m_step = step + k;
+                    continue;
+                }
+                leap_check_failed();
             }
         }
         m_step_spikes.clear();

@@ -5,6 +5,7 @@
 // Equations, units, numerical method and its error: docs/bss2_neuron.md.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -190,6 +191,14 @@ private:
     std::vector<uint8_t> m_leap_stale;
     std::vector<double> m_lk;
     int m_leaps_possible = -1;  // cached leaps_possible(); -1 = to be recomputed
+    // After a failed bound check the next check waits m_leap_backoff steps (doubling up to 64):
+    // a neuron held near threshold would otherwise cost a check at every step.
+    uint64_t m_leap_retry_step = 0, m_leap_backoff = 1;
+    bool leap_check_due() const { return m_step >= m_leap_retry_step; }
+    void leap_check_failed() {
+        m_leap_retry_step = m_step + m_leap_backoff;
+        m_leap_backoff = std::min<uint64_t>(64, 2 * m_leap_backoff);
+    }
     // The step kernel for this CPU (see the .cpp): (fields, flags, stride, lanes, exp cap).
     double (*m_kernel)(double*, double*, size_t, size_t, double) = nullptr;
     // Kernel output per packed lane k: [k] >= 0 recompute exactly, [stride + k] >= 0 spike,
