@@ -504,7 +504,7 @@ uint64_t CortexM4F::mmio(uint32_t addr, unsigned size, bool is_write, uint64_t v
         decoupled ? std::max(time_of(m_ticks), now) - now : sc_core::SC_ZERO_TIME;
     uint8_t data[8] = {};
     std::memcpy(data, &value, sizeof data);
-    tlm::tlm_generic_payload p;
+    tlm::tlm_generic_payload& p = m_payload;
     BusErrorExt ext;
     p.set_extension(&ext);
     p.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);

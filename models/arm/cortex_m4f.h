@@ -241,6 +241,7 @@ private:
         uint32_t base, size;
     };
     std::vector<Range> m_decoupled;
+    tlm::tlm_generic_payload m_payload;  // reused by mmio(): a payload allocates its extensions
 
     sc_core::sc_event m_start_event, m_wake_event;
     bool m_started = false, m_halted = false, m_sleeping = false;

@@ -78,7 +78,7 @@ uint64_t Dma::sram_words(uint32_t addr, uint32_t len) const {
 
 bool Dma::ext_access(tlm::tlm_command cmd, uint32_t addr, uint8_t* data, uint32_t len,
                      sc_core::sc_time& delay) {
-    tlm::tlm_generic_payload p;
+    tlm::tlm_generic_payload& p = m_payload;
     p.set_command(cmd);
     p.set_address(addr - S2_EXT_BASE);
     p.set_data_ptr(data);

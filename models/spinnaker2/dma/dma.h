@@ -109,6 +109,7 @@ private:
     nmsim::Memory& m_sram;
     sc_core::sc_event m_start_ev;
     std::vector<uint8_t> m_buf;
+    tlm::tlm_generic_payload m_payload;  // reused: a payload allocates its extension array
     trace::TableId m_tbl = -1;
 
     Job m_job;
