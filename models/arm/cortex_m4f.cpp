@@ -307,6 +307,9 @@ struct UcHooks {
 CortexM4F::CortexM4F(sc_core::sc_module_name name, const CoreParams& p, Frequency clock,
                      Memory& sram, trace::Sink* sink)
     : sc_module(name), bus("bus"), m_p(p), m_clock(clock), m_sram(sram), m_sink(sink) {
+    if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+        throw std::logic_error(std::string(this->name()) +
+                               ": SystemC time resolution must be 1 ps");
     m_scs = std::make_unique<Scs>(p.priority_bits, 32, [this] { return m_ticks; });
     m_quantum_ticks = std::max<uint64_t>(
         1, static_cast<uint64_t>(static_cast<double>(p.quantum.ps) * clock.hz / 1e12));
@@ -459,9 +462,11 @@ std::string CortexM4F::where(uint32_t pc) const {
 
 // --- time ----------------------------------------------------------------------------------
 
+// Called at every sync and peripheral access: the time is built from its integer picosecond value
+// (the resolution is 1 ps, checked at construction), not through sc_time's double constructor.
 sc_core::sc_time CortexM4F::time_of(uint64_t ticks) const {
     const double ps = std::round(static_cast<double>(ticks) * 1e12 / m_clock.hz);
-    return m_t0 + sc_core::sc_time(ps, sc_core::SC_PS);
+    return m_t0 + sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(ps));
 }
 
 uint64_t CortexM4F::ticks_at(const sc_core::sc_time& t) const {

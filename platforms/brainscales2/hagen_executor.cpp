@@ -55,7 +55,7 @@ public:
         if (!ps) return 0;
         while (m_free == 0) sc_core::wait(m_released);
         --m_free;
-        sc_core::wait(sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS));
+        sc_core::wait(sc_core::sc_time::from_value(ps));
         ++m_free;
         m_released.notify(sc_core::SC_ZERO_TIME);
         return ps;

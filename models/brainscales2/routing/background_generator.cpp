@@ -122,8 +122,7 @@ void BackgroundGenerator::run() {
         const uint64_t t_ev = m_start_ps + m_next_bin * bin_ps;
         const uint64_t now = sc_core::sc_time_stamp().value();
         if (t_ev > now) {
-            sc_core::wait(sc_core::sc_time(static_cast<double>(t_ev - now), sc_core::SC_PS),
-                          m_wake);
+            sc_core::wait(sc_core::sc_time::from_value(t_ev - now), m_wake);
             if (gen != m_generation) continue;                      // reconfigured meanwhile
             if (sc_core::sc_time_stamp().value() < t_ev) continue;  // spurious wake-up
         }

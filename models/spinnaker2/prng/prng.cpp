@@ -78,7 +78,7 @@ void Prng::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
     m_out_read = false;
     Peripheral::b_transport(p, delay);
     if (m_out_read)
-        delay += sc_core::sc_time(static_cast<double>(m_params.t_read.ps), sc_core::SC_PS);
+        delay += sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(m_params.t_read.ps));
 }
 
 void Prng::write_summary() {
