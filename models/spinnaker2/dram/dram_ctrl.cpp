@@ -49,7 +49,10 @@ DramCtrl::DramCtrl(sc_core::sc_module_name name, const DramParams& params, trace
         throw std::logic_error(std::string(this->name()) +
                                ": SystemC time resolution must be 1 ps");
     m_ch.resize(m_params.channels);
-    for (auto& ch : m_ch) ch.open_row.assign(m_params.banks, -1);
+    for (auto& ch : m_ch) {
+        ch.open_row.assign(m_params.banks, -1);
+        ch.in_flight.reserve(m_params.queue_depth);
+    }
     m_parts.resize(m_params.channels);
     tgt.register_b_transport(this, &DramCtrl::b_transport);
     tgt.register_transport_dbg(this, &DramCtrl::transport_dbg);

@@ -40,7 +40,6 @@
 #include <tlm>
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -153,9 +152,37 @@ public:
     void write_summary();
 
 private:
+    // Completion times of the requests in flight on a channel, ascending: a ring of queue_depth
+    // slots (serve() never holds more), so that a request allocates nothing.
+    class InFlight {
+    public:
+        void reserve(size_t n) { m_t.assign(n, 0); }
+        bool empty() const { return m_n == 0; }
+        size_t size() const { return m_n; }
+        uint64_t front() const { return m_t[m_head]; }
+        void pop_front() {
+            m_head = m_head + 1 == m_t.size() ? 0 : m_head + 1;
+            --m_n;
+        }
+        void push_back(uint64_t t) {
+            if (m_n == m_t.size()) grow();  // not reached: serve() keeps at most queue_depth
+            m_t[(m_head + m_n) % m_t.size()] = t;
+            ++m_n;
+        }
+        void grow() {
+            std::vector<uint64_t> t(2 * m_t.size() + 1);
+            for (size_t i = 0; i < m_n; ++i) t[i] = m_t[(m_head + i) % m_t.size()];
+            m_t.swap(t);
+            m_head = 0;
+        }
+
+    private:
+        std::vector<uint64_t> m_t;
+        size_t m_head = 0, m_n = 0;
+    };
     struct Channel {
         uint64_t busy_until_ps = 0;
-        std::deque<uint64_t> in_flight;  // completion times, ascending
+        InFlight in_flight;
         std::vector<int64_t> open_row;   // per bank, -1 = closed
         ChannelStats stats;
     };
