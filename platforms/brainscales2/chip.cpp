@@ -117,8 +117,10 @@ void Chip::analog_core() {
     }
 }
 
-// Integrates the neurons up to the current step boundary.
+// Integrates the neurons up to the current step boundary (not from inside a spike callback: an
+// input added there lands on the next step, as AdexArray documents).
 void Chip::catch_up() {
+    if (m_neurons.in_advance()) return;
     const uint64_t step = static_cast<uint64_t>(m_p.neuron.dt.ps);
     const uint64_t now = sc_core::sc_time_stamp().value();
     if (now - now % step > m_neurons.now_ps())

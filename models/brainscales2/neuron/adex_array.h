@@ -114,6 +114,7 @@ public:
     // date (advance_to) before it adds an input, reconfigures or reads a neuron.
     uint64_t quiet_steps(uint64_t max);
     uint64_t now_ps() const { return m_step * m_dt_ps; }
+    bool in_advance() const { return m_in_advance; }  // inside advance_to (a spike callback)
 
     // Membrane, mV. An integrator (hagen) neuron: v_reset + its integrated charge, clamped to
     // the rails; the charge of events up to now_ps() is included.
