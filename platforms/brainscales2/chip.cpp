@@ -97,8 +97,8 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed)
 // The neurons are integrated step by step in SystemC time, so that a spike leaves at the end of
 // its step. While the array is quiet (AdexArray::quiet_steps: no neuron can spike before the next
 // queued input) the core sleeps up to that input, at most kQuietSteps, and integrates the quiet
-// stretch in one go; an input arriving meanwhile wakes it to re-plan, and whoever touches the
-// neurons first brings them up to date (catch_up).
+// stretch in one go; an input arriving meanwhile, a reconfiguration or a reset wakes it to
+// re-plan, and whoever touches the neurons first brings them up to date (catch_up).
 void Chip::analog_core() {
     constexpr uint64_t kQuietSteps = 1024;
     const uint64_t step = static_cast<uint64_t>(m_p.neuron.dt.ps);
@@ -154,6 +154,7 @@ void Chip::neuron_word(uint32_t n, uint32_t word, uint32_t data) {
     }
     catch_up();
     m_neurons.configure(n, cfg);
+    m_input.notify(sc_core::SC_ZERO_TIME);
     m_backends->configure(n, w[BSS2_NRN_ADDR_OUT], cfg.enable && cfg.fire);
     const bool now_enabled = cfg.enable;
     if (now_enabled && !was_enabled) {
@@ -217,6 +218,7 @@ bool Chip::config_write(uint32_t addr, uint32_t data, std::string* error) {
         catch_up();
         for (uint32_t k = 0; k < 4u; ++k)
             if (data & (1u << k)) m_neurons.reset(first + k);
+        m_input.notify(sc_core::SC_ZERO_TIME);
         return true;
     }
     return route(
@@ -225,6 +227,7 @@ bool Chip::config_write(uint32_t addr, uint32_t data, std::string* error) {
             if (word == BSS2_NRN_RESET) {
                 catch_up();
                 if (data & 1u) m_neurons.reset(n);
+                m_input.notify(sc_core::SC_ZERO_TIME);
                 return true;
             }
             if (word == BSS2_NRN_V_MEM) {

@@ -132,7 +132,9 @@ private:
     std::vector<std::string> m_invalid;  // per neuron: why its enabled block is invalid
     uint32_t m_enabled = 0;              // neurons with CFG_ENABLE
     sc_core::sc_event m_wake;
-    sc_core::sc_event m_input;  // an input before m_wake_at_ps arrived: the core re-plans
+    // An input before m_wake_at_ps arrived, or neurons were reconfigured or reset: the analog
+    // core re-plans its wait.
+    sc_core::sc_event m_input;
     uint64_t m_wake_at_ps = 0;  // when the analog core wakes next (planned)
     std::unique_ptr<NeuronBackends> m_backends;
     std::unique_ptr<L2Link> m_l2;
