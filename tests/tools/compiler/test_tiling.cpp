@@ -126,14 +126,14 @@ TEST(Tiling, Conv2dUsesChannelsAsOutputs) {
     EXPECT_EQ(r.mla_cycles, mla_gemm_cycles(64, 27, 16, TilingTarget{}));
 }
 
-TEST(Tiling, WeightlessLayersUseOneWorkerUnlessTheyDoNotFit) {
+TEST(Tiling, WeightlessLayersShareTheirUnitsAndSplitIntoParts) {
     Layer sm;
     sm.name = "softmax";
     sm.kind = LayerKind::softmax;
     sm.in_shapes = {{1, 16}};
     sm.out_shape = {1, 16};
     LayerTiling r = tile_layer(sm, target(8, 1024));
-    EXPECT_EQ(r.workers, 1u);
+    EXPECT_EQ(r.workers, 1u);  // one row
     EXPECT_EQ(r.parts, 1u);
     EXPECT_EQ(r.bytes_per_worker, 32u);
 
@@ -144,12 +144,19 @@ TEST(Tiling, WeightlessLayersUseOneWorkerUnlessTheyDoNotFit) {
     add.kind = LayerKind::add;
     add.in_shapes = {{1, 4096}, {1, 4096}};
     add.out_shape = {1, 4096};
-    r = tile_layer(add, target(8, 4096));
+    r = tile_layer(add, target(1, 4096));
     EXPECT_EQ(r.outputs, 4096u);
     EXPECT_EQ(r.workers, 1u);
     EXPECT_EQ(r.parts, 4u);
     EXPECT_EQ(r.part_n, 1024u);
     EXPECT_EQ(r.bytes_per_worker, 3u * 1024u);
+    // With 8 workers the core loop is shared: 512 elements each, one part.
+    r = tile_layer(add, target(8, 4096));
+    EXPECT_EQ(r.workers, 8u);
+    EXPECT_EQ(r.tile_n, 512u);
+    EXPECT_EQ(r.parts, 1u);
+    ASSERT_EQ(r.candidates.size(), 8u);
+    EXPECT_GT(r.candidates[0], r.est_cost);
 
     Layer in;
     in.name = "x";
@@ -161,8 +168,8 @@ TEST(Tiling, PrefersFewerWorkersWhenCostsAreEqual) {
     TilingTarget t = target(8, 1 << 20);
     t.dram_bytes_per_s = std::numeric_limits<double>::infinity();
     t.clock_hz = std::numeric_limits<double>::infinity();
-    t.worker_overhead_s = 0;
-    t.part_overhead_s = 0;
+    t.ext_access_s = t.dma_burst_s = 0;
+    t.trigger_cycles = t.layer_cycles = t.worker_cycles = t.part_cycles = 0;
     EXPECT_EQ(tile_layer(linear("fc", 64, 128), t).workers, 1u);
     // Free workers and costly MLA cycles: the most workers win.
     t.clock_hz = 1e6;
