@@ -1,8 +1,11 @@
 #include "tools/compiler/tiling.h"
 
+#include "nmsim/hw/spinnaker2/dnn_image.h"
+
 #include <algorithm>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -93,6 +96,51 @@ PartBytes part_bytes(const Work& w, uint64_t n, const Layer& l, uint32_t align) 
     }
     b.output = round_up(w.out_per_unit * n, align);
     return b;
+}
+
+// A conv2d split by output rows (dnn_image.h, S2_DNN_FLAG_ROWS): the map and window sizes.
+struct ConvRows {
+    bool ok = false;  // conv2d with one stride and one symmetric padding (the MLA's)
+    uint64_t in_h = 0, in_row = 0, out_h = 0, out_row = 0, out_w = 0, n = 0, k = 0;
+    uint32_t ker_h = 0, stride = 0, pad = 0;
+};
+
+ConvRows conv_rows(const Layer& l) {
+    ConvRows c;
+    const Window& win = l.window;
+    if (l.kind != LayerKind::conv2d || !l.weights || l.in_shapes.size() != 1 ||
+        l.in_shapes[0].size() != 4 || l.out_shape.size() != 4 || win.stride_h != win.stride_w ||
+        win.pad_top != win.pad_left || win.pad_top != win.pad_bottom ||
+        win.pad_top != win.pad_right || win.stride_h <= 0 || win.pad_top < 0)
+        return c;
+    const Shape& is = l.in_shapes[0];
+    c.ok = true;
+    c.in_h = static_cast<uint64_t>(is[2]);
+    c.in_row = static_cast<uint64_t>(is[3] * is[1]);
+    c.n = static_cast<uint64_t>(l.out_shape[1]);
+    c.out_h = static_cast<uint64_t>(l.out_shape[2]);
+    c.out_w = static_cast<uint64_t>(l.out_shape[3]);
+    c.out_row = c.out_w * c.n;
+    c.k = static_cast<uint64_t>(shape_elements(l.weights->shape)) / c.n;
+    c.ker_h = static_cast<uint32_t>(win.kernel_h);
+    c.stride = static_cast<uint32_t>(win.stride_h);
+    c.pad = static_cast<uint32_t>(win.pad_top);
+    return c;
+}
+
+// One row part as the firmware runs it (s2_dnn_conv_rows).
+struct RowPart {
+    bool ok = false;
+    uint32_t r0 = 0, h = 0, skip = 0, out_rows = 0;
+};
+
+RowPart row_part(const ConvRows& c, uint64_t y0, uint64_t y1) {
+    RowPart p;
+    p.ok = s2_dnn_conv_rows(static_cast<uint32_t>(y0), static_cast<uint32_t>(y1),
+                            static_cast<uint32_t>(c.in_h), c.ker_h, c.stride, c.pad, &p.r0, &p.h,
+                            &p.skip, &p.out_rows) != 0 &&
+           p.skip + (y1 - y0) <= p.out_rows;
+    return p;
 }
 
 }  // namespace
@@ -194,6 +242,76 @@ LayerTiling make_tiling(const Layer& layer, const Work& w, const TilingTarget& t
     return r;
 }
 
+// Split by output rows: equal row tiles, the fewest parts whose largest part fits (the SRAM of
+// the largest input slice and MLA output over every worker's parts). parts == 0 if none fits.
+struct RowCandidate {
+    uint64_t tile = 0, part = 0, parts = 0, in_max = 0, out_rows_max = 0;
+    PartBytes bytes;
+};
+
+RowCandidate rows_for(const ConvRows& c, const Layer& l, const TilingTarget& t, uint32_t workers) {
+    RowCandidate rc;
+    const uint64_t tile = ceil_div(c.out_h, workers);
+    if ((workers - 1) * tile >= c.out_h) return rc;
+    for (uint64_t p = 1; p <= t.max_parts && p <= tile; ++p) {
+        const uint64_t part = ceil_div(tile, p);
+        uint64_t in_max = 0, out_max = 0;
+        bool ok = true;
+        for (uint64_t i = 0; i < workers && ok; ++i) {
+            const uint64_t end = std::min(c.out_h, (i + 1) * tile);
+            for (uint64_t y0 = i * tile; y0 < end && ok; y0 += part) {
+                const RowPart rp = row_part(c, y0, std::min(end, y0 + part));
+                ok = rp.ok;
+                in_max = std::max<uint64_t>(in_max, rp.h * c.in_row);
+                out_max = std::max<uint64_t>(out_max, rp.out_rows);
+            }
+        }
+        if (!ok) continue;
+        PartBytes b;
+        b.weights = round_up(c.k * c.n, t.align);
+        if (l.bias) b.bias = round_up(4 * c.n, t.align);
+        b.input = round_up(in_max, t.align);
+        b.output = round_up(out_max * c.out_row, t.align);
+        if (b.total() <= t.sram_budget_bytes) {
+            rc.tile = tile;
+            rc.part = part;
+            rc.parts = ceil_div(tile, part);
+            rc.in_max = in_max;
+            rc.out_rows_max = out_max;
+            rc.bytes = b;
+            break;
+        }
+    }
+    return rc;
+}
+
+LayerTiling make_row_tiling(const Layer& layer, const ConvRows& c, const TilingTarget& t,
+                            uint32_t workers, const RowCandidate& rc) {
+    LayerTiling r;
+    r.layer = layer.name;
+    r.split_rows = true;
+    r.workers = workers;
+    r.outputs = c.out_h;
+    r.tile_n = static_cast<uint32_t>(rc.tile);
+    r.parts = static_cast<uint32_t>(rc.parts);
+    r.part_n = static_cast<uint32_t>(rc.part);
+    r.bytes_per_worker = rc.bytes.total();
+    r.dram_bytes = workers * (c.k * c.n + (layer.bias ? 4 * c.n : 0)) + c.out_h * c.out_row;
+    for (uint64_t i = 0; i < workers; ++i) {
+        const uint64_t end = std::min(c.out_h, (i + 1) * rc.tile);
+        for (uint64_t y0 = i * rc.tile; y0 < end; y0 += rc.part) {
+            const RowPart rp = row_part(c, y0, std::min(end, y0 + rc.part));
+            r.dram_bytes += rp.h * c.in_row;
+            if (i == 0)
+                r.mla_cycles =
+                    sat_add(r.mla_cycles, mla_gemm_cycles(rp.out_rows * c.out_w, c.k, c.n, t));
+        }
+    }
+    r.cost = estimate(layer, r, t);
+    r.est_cost = r.cost.total();
+    return r;
+}
+
 [[noreturn]] void unmappable(const Layer& layer, const Work& w, const TilingTarget& t,
                              uint64_t min_bytes, uint64_t min_part_n, const PartBytes& min_pb) {
     std::ostringstream m;
@@ -203,6 +321,27 @@ LayerTiling make_tiling(const Layer& layer, const Work& w, const TilingTarget& t
       << "), budget " << t.sram_budget_bytes << " B (max " << t.max_workers << " workers, "
       << t.max_parts << " parts)";
     throw CompileError(m.str());
+}
+
+// The cheaper of the two splits of a conv2d (output channels, output rows) for `workers`, or the
+// channel split of any other layer; nothing if no split can use that many workers.
+std::optional<LayerTiling> best_of_modes(const Layer& layer, const Work& w, const ConvRows& cr,
+                                         const TilingTarget& t, uint32_t workers,
+                                         uint64_t& min_bytes, uint64_t& min_part_n,
+                                         PartBytes& min_pb) {
+    std::optional<LayerTiling> best;
+    if (workers <= w.units) {
+        const Candidate c = shape_for(w, layer, t, workers, min_bytes, min_part_n, min_pb);
+        if (c.parts != 0) best = make_tiling(layer, w, t, workers, c);
+    }
+    if (cr.ok && workers <= cr.out_h) {
+        const RowCandidate rc = rows_for(cr, layer, t, workers);
+        if (rc.parts != 0) {
+            LayerTiling r = make_row_tiling(layer, cr, t, workers, rc);
+            if (!best || r.est_cost < best->est_cost) best = std::move(r);
+        }
+    }
+    return best;
 }
 
 }  // namespace
@@ -262,7 +401,25 @@ LayerCost estimate(const Layer& l, const LayerTiling& t, const TilingTarget& x) 
             out.transfers += p.transfers;
             out.words += p.words;
         };
-        if (w.weighted) {
+        if (t.split_rows) {
+            const ConvRows cr = conv_rows(l);
+            c.config += x.row_config_words * x.ext_access_s;
+            const uint64_t end = std::min<uint64_t>(cr.out_h, (i + 1) * t.tile_n);
+            c.dma_weights = dma(cr.k * cr.n) + (l.bias ? dma(4 * cr.n) : 0.0);
+            c.dma_transfers = l.bias ? 2 : 1;
+            for (uint64_t y0 = i * t.tile_n; y0 < end; y0 += t.part_n) {
+                const uint64_t y1 = std::min<uint64_t>(end, y0 + t.part_n);
+                const RowPart rp = row_part(cr, y0, y1);
+                c.dma_in += dma(rp.h * cr.in_row);
+                c.compute +=
+                    static_cast<double>(mla_gemm_cycles(rp.out_rows * cr.out_w, cr.k, cr.n, x)) *
+                    cyc;
+                c.parts += x.part_cycles * cyc;
+                out.s += dma((y1 - y0) * cr.out_row);
+                out.transfers += 1;
+                c.dma_transfers += 1;
+            }
+        } else if (w.weighted) {
             c.dma_in = dma(w.in_bytes);
             c.dma_transfers = 1;
             for (uint64_t c0 = 0; c0 < t.tile_n; c0 += t.part_n) {
@@ -333,17 +490,19 @@ LayerTiling tile_layer(const Layer& layer, const TilingTarget& t) {
     const Work w = describe(layer);
     uint64_t min_bytes = std::numeric_limits<uint64_t>::max(), min_part_n = 0;
     PartBytes min_pb;
-    const uint32_t max_w = static_cast<uint32_t>(std::min<uint64_t>(t.max_workers, w.units));
+    const ConvRows cr = conv_rows(layer);
+    const uint32_t max_w = static_cast<uint32_t>(
+        std::min<uint64_t>(t.max_workers, std::max(w.units, cr.ok ? cr.out_h : 0)));
     std::vector<double> costs(max_w, 0.0);
     bool found = false;
     for (uint32_t workers = 1; workers <= max_w; ++workers) {
-        const Candidate c = shape_for(w, layer, t, workers, min_bytes, min_part_n, min_pb);
-        if (c.parts == 0) continue;
-        LayerTiling r = make_tiling(layer, w, t, workers, c);
-        costs[workers - 1] = r.est_cost;
+        std::optional<LayerTiling> r =
+            best_of_modes(layer, w, cr, t, workers, min_bytes, min_part_n, min_pb);
+        if (!r) continue;
+        costs[workers - 1] = r->est_cost;
         // Only a strictly lower cost replaces the best: on equal cost the fewer workers.
-        if (!found || r.est_cost < best.est_cost) {
-            best = std::move(r);
+        if (!found || r->est_cost < best.est_cost) {
+            best = std::move(*r);
             found = true;
         }
     }
@@ -351,6 +510,7 @@ LayerTiling tile_layer(const Layer& layer, const TilingTarget& t) {
     best.candidates = std::move(costs);
     std::ostringstream why;
     why << "lowest estimate of " << max_w << " worker count" << (max_w == 1 ? "" : "s");
+    if (cr.ok) why << (best.split_rows ? ", split by output rows" : ", split by output channels");
     const double next = [&] {
         double r = 0;
         for (uint32_t i = 0; i < max_w; ++i)
@@ -377,19 +537,23 @@ LayerTiling tile_layer_with(const Layer& layer, const TilingTarget& t, uint32_t 
     const Work w = describe(layer);
     uint64_t min_bytes = std::numeric_limits<uint64_t>::max(), min_part_n = 0;
     PartBytes min_pb;
-    if (workers == 0 || workers > w.units)
+    const ConvRows cr = conv_rows(layer);
+    if (workers == 0 || workers > std::max(w.units, cr.ok ? cr.out_h : 0))
         throw CompileError("layer '" + layer.name + "' (" + w.desc +
                            "): " + std::to_string(workers) + " workers asked, it has " +
                            std::to_string(w.units) + (w.units == 1 ? " output" : " outputs") +
                            " to share");
-    const Candidate c = shape_for(w, layer, t, workers, min_bytes, min_part_n, min_pb);
-    if (c.tile == 0)
-        throw CompileError("layer '" + layer.name + "' (" + w.desc + "): with " +
-                           std::to_string(workers) + " workers one would hold padding only");
-    if (c.parts == 0) unmappable(layer, w, t, min_bytes, min_part_n, min_pb);
-    LayerTiling r = make_tiling(layer, w, t, workers, c);
-    r.why = "worker count pinned";
-    return r;
+    std::optional<LayerTiling> r =
+        best_of_modes(layer, w, cr, t, workers, min_bytes, min_part_n, min_pb);
+    if (!r) {
+        if (ceil_div(w.units, workers) * (workers - 1) >= w.units && !cr.ok)
+            throw CompileError("layer '" + layer.name + "' (" + w.desc + "): with " +
+                               std::to_string(workers) + " workers one would hold padding only");
+        unmappable(layer, w, t, min_bytes, min_part_n, min_pb);
+    }
+    r->why = "worker count pinned";
+    if (cr.ok) r->why += r->split_rows ? ", split by output rows" : ", split by output channels";
+    return *r;
 }
 
 std::vector<LayerTiling> tile_graph(const Graph& graph, const TilingTarget& target) {
@@ -411,20 +575,22 @@ void add_worker_setup(const Graph& graph, std::vector<LayerTiling>& tiling, cons
         if (tiling[i].workers == 0 || graph.layers[i].kind == LayerKind::flatten) continue;
         LayerTiling& f = tiling[i];
         const uint64_t list_bytes = 4 * uint64_t{t.max_workers};
+        const double before = f.cost.setup;  // idempotent: compile.cpp calls it again
         f.cost.setup = t.global_config_words * t.ext_access_s + t.dma_setup_cycles / t.clock_hz +
                        static_cast<double>(ceil_div(list_bytes, t.dma_burst_bytes)) * t.dma_burst_s;
         f.est_cost = f.cost.total();
         for (double& c : f.candidates)
-            if (c > 0) c += f.cost.setup;
+            if (c > 0) c += f.cost.setup - before;
         return;
     }
 }
 
 std::ostream& operator<<(std::ostream& os, const LayerTiling& t) {
-    os << t.layer << ": workers " << t.workers << ", outputs " << t.outputs << ", tile " << t.tile_n
-       << " (padding " << t.padded_outputs << "), parts " << t.parts << " x " << t.part_n << ", "
-       << t.bytes_per_worker << " B/worker, " << t.mla_cycles << " MLA cycles, " << t.dram_bytes
-       << " DRAM B, est " << t.est_cost * 1e6 << " us (" << t.why << ")";
+    os << t.layer << ": workers " << t.workers << ", outputs " << t.outputs
+       << (t.split_rows ? " rows" : "") << ", tile " << t.tile_n << " (padding " << t.padded_outputs
+       << "), parts " << t.parts << " x " << t.part_n << ", " << t.bytes_per_worker << " B/worker, "
+       << t.mla_cycles << " MLA cycles, " << t.dram_bytes << " DRAM B, est " << t.est_cost * 1e6
+       << " us (" << t.why << ")";
     return os;
 }
 

@@ -62,7 +62,9 @@ void set_cost_constants(compiler::TilingTarget& tt, const spinnaker2::ChipParams
                      static_cast<double>(tt.dma_burst_bytes) / tt.dram_bytes_per_s + noc_s +
                      flits * p.noc.flit_cycles / p.noc.clock.hz;
     tt.dram_conflict_s = p.dram.t_rp.seconds() + p.dram.t_rcd.seconds();
-    tt.worker_config_words = static_cast<uint32_t>(offsetof(s2_dnn_worker_t, reserved) / 4);
+    tt.worker_config_words = static_cast<uint32_t>(offsetof(s2_dnn_worker_t, row0) / 4);
+    tt.row_config_words = static_cast<uint32_t>(
+        (offsetof(s2_dnn_worker_t, reserved) - offsetof(s2_dnn_worker_t, row0)) / 4);
     tt.layer_header_words = sizeof(s2_dnn_layer_t) / 4;
     tt.global_config_words = sizeof(s2_dnn_global_t) / 4;
 }

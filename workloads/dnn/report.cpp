@@ -129,7 +129,7 @@ void explain(const Compiled& c, std::ostream& out, bool csv) {
     if (csv)
         out << "layer,kind,workers,tile_n,parts,part_n,bytes_per_worker,est_us,scheduler_us,"
                "config_us,dma_in_us,dma_weights_us,compute_us,dma_out_us,parts_us,setup_us,"
-               "dma_transfers,word_stores,candidates_us\n";
+               "dma_transfers,word_stores,split,candidates_us\n";
     else
         out << "tiling of " << c.graph.source << " for " << c.workers.size()
             << " worker PEs, SRAM budget " << grouped(c.sram_budget) << " B, PE clock "
@@ -152,14 +152,18 @@ void explain(const Compiled& c, std::ostream& out, bool csv) {
                 << us(t.est_cost) << "," << us(k.scheduler) << "," << us(k.config) << ","
                 << us(k.dma_in) << "," << us(k.dma_weights) << "," << us(k.compute) << ","
                 << us(k.dma_out) << "," << us(k.parts) << "," << us(k.setup) << ","
-                << k.dma_transfers << "," << k.word_stores << "," << cand.str() << "\n";
+                << k.dma_transfers << "," << k.word_stores << ","
+                << (t.split_rows ? "rows" : "outputs") << "," << cand.str() << "\n";
             continue;
         }
         out << "  " << l.name << " (" << compiler::to_string(l.kind) << " "
             << compiler::shape_str(l.out_shape) << "): " << t.workers << " worker"
-            << (t.workers == 1 ? "" : "s") << " x " << t.tile_n << " outputs (padding "
-            << t.padded_outputs << "), " << t.parts << " part" << (t.parts == 1 ? "" : "s")
-            << " of " << t.part_n << ", " << grouped(t.bytes_per_worker) << " B SRAM per worker\n";
+            << (t.workers == 1 ? "" : "s") << " x " << t.tile_n
+            << (t.split_rows ? " output rows (all channels), "
+                             : " outputs (padding " + std::to_string(t.padded_outputs) + "), ")
+            << t.parts << " part" << (t.parts == 1 ? "" : "s") << " of " << t.part_n
+            << (t.split_rows ? " rows, " : ", ") << grouped(t.bytes_per_worker)
+            << " B SRAM per worker\n";
         out << "    estimate " << us(t.est_cost) << " = scheduler " << us(k.scheduler)
             << " + configuration " << us(k.config) << " + DMA in " << us(k.dma_in)
             << " + DMA weights " << us(k.dma_weights) << " + "

@@ -117,13 +117,43 @@ TEST(Tiling, FallsBackToUnalignedTilesWhenAlignedLeavesAWorkerIdle) {
 
 TEST(Tiling, Conv2dUsesChannelsAsOutputs) {
     // weights 8x3x3x3 (K=27), output 8x8x8 (M=64): one 16-channel tile (8 padding), weights
-    // 27*16=432, bias 64, input 300 -> 304, output 64*16 = 1024.
-    const LayerTiling r = tile_layer(conv("c1", 3, 8, 3, 10, true), target(1, 4096));
+    // 27*16=432, bias 64, input 300 -> 304, output 64*16 = 1024. Two strides: the MLA cannot
+    // run row slices of it, so only the channel split is possible.
+    Layer l = conv("c1", 3, 8, 3, 10, true);
+    l.window.stride_w = 2;
+    const LayerTiling r = tile_layer(l, target(1, 4096));
+    EXPECT_FALSE(r.split_rows);
     EXPECT_EQ(r.outputs, 8u);
     EXPECT_EQ(r.tile_n, 16u);
     EXPECT_EQ(r.padded_outputs, 8u);
     EXPECT_EQ(r.bytes_per_worker, 432u + 64u + 304u + 1024u);
     EXPECT_EQ(r.mla_cycles, mla_gemm_cycles(64, 27, 16, TilingTarget{}));
+}
+
+TEST(Tiling, Conv2dSplitByOutputRows) {
+    // The same conv by rows on one worker: the whole kernel 27*8 = 216 -> 224, bias 32, all 10
+    // input rows of 30 B = 300 -> 304, 8 output rows of 8 pixels x 8 channels = 512; no padded
+    // channels, so less MLA work than the 16-wide channel tile.
+    const Layer l = conv("c1", 3, 8, 3, 10, true);
+    LayerTiling r = tile_layer(l, target(1, 4096));
+    EXPECT_TRUE(r.split_rows);
+    EXPECT_EQ(r.outputs, 8u);  // output rows
+    EXPECT_EQ(r.tile_n, 8u);
+    EXPECT_EQ(r.parts, 1u);
+    EXPECT_EQ(r.bytes_per_worker, 224u + 32u + 304u + 512u);
+    EXPECT_EQ(r.mla_cycles, mla_gemm_cycles(64, 27, 8, TilingTarget{}));
+    // A 700 B budget: parts of 4 rows need 6 input rows (180 -> 192) and 256 B of output, 704 B;
+    // parts of 3 rows (the last one 2) 5 input rows (150 -> 160) and 192 B: 608 B.
+    r = tile_layer(l, target(1, 700));
+    EXPECT_TRUE(r.split_rows);
+    EXPECT_EQ(r.parts, 3u);
+    EXPECT_EQ(r.part_n, 3u);
+    EXPECT_EQ(r.bytes_per_worker, 224u + 32u + 160u + 192u);
+    // 3 workers: 3 + 3 + 2 rows; each reads the whole kernel and its rows' input.
+    r = tile_layer_with(l, target(8, 1 << 20), 3);
+    EXPECT_EQ(r.workers, 3u);
+    EXPECT_EQ(r.tile_n, 3u);
+    EXPECT_EQ(r.dram_bytes, 3u * (216u + 32u) + (5u + 5u + 4u) * 30u + 512u);
 }
 
 TEST(Tiling, WeightlessLayersShareTheirUnitsAndSplitIntoParts) {
@@ -195,6 +225,20 @@ TEST(Tiling, UnmappableLayerNamesLayerAndResource) {
 
 // Independent check of one tiling: coverage, equal tiles, bytes recomputed, limits.
 void check_valid(const Layer& l, const LayerTiling& r, const TilingTarget& t) {
+    ASSERT_GE(r.workers, 1u);
+    ASSERT_LE(r.workers, t.max_workers);
+    ASSERT_LE(r.parts, t.max_parts);
+    EXPECT_LE(r.bytes_per_worker, t.sram_budget_bytes);
+    if (r.split_rows) {  // output rows: equal tiles without an idle worker, parts cover a tile
+        ASSERT_EQ(l.kind, LayerKind::conv2d);
+        const uint64_t rows = static_cast<uint64_t>(l.out_shape[2]);
+        EXPECT_EQ(r.outputs, rows);
+        EXPECT_GE(uint64_t{r.workers} * r.tile_n, rows);
+        EXPECT_LT(uint64_t{r.workers - 1} * r.tile_n, rows);
+        EXPECT_GE(uint64_t{r.parts} * r.part_n, r.tile_n);
+        EXPECT_LT(uint64_t{r.parts - 1} * r.part_n, r.tile_n);
+        return;
+    }
     const Shape& ws = l.weights->shape;
     const uint64_t n = static_cast<uint64_t>(ws[0]);
     const uint64_t k = static_cast<uint64_t>(shape_elements(ws)) / n;
