@@ -156,6 +156,41 @@ TEST(Tiling, Conv2dSplitByOutputRows) {
     EXPECT_EQ(r.dram_bytes, 3u * (216u + 32u) + (5u + 5u + 4u) * 30u + 512u);
 }
 
+// The write-back as worker.c does it: a channel split writes one short row per output pixel
+// (word stores when aligned and <= 16 B, else one DMA each), a row split one DMA per part.
+TEST(Tiling, EstimateCountsEveryWriteBack) {
+    const Layer l = conv("c", 3, 8, 3, 10, false);  // 8 x 8 pixels, 8 channels, no bias
+    TilingTarget t = target(8, 1 << 20);
+    LayerTiling x;
+    x.workers = 2;
+    x.outputs = 8;
+    x.tile_n = 4;
+    x.parts = 1;
+    x.part_n = 4;
+    LayerCost c = estimate(l, x, t);
+    EXPECT_EQ(c.word_stores, 64u);   // one 4-byte row per pixel
+    EXPECT_EQ(c.dma_transfers, 2u);  // input, weights
+    EXPECT_NEAR(c.dma_out, 64 * (t.ext_access_s + t.store_word_cycles / t.clock_hz), 1e-12);
+    x.workers = 4;  // 2-channel rows are not word-aligned: one DMA per pixel
+    x.tile_n = x.part_n = 2;
+    c = estimate(l, x, t);
+    EXPECT_EQ(c.word_stores, 0u);
+    EXPECT_EQ(c.dma_transfers, 2u + 64u);
+    EXPECT_GT(c.dma_out, 64 * t.dma_setup_cycles / t.clock_hz);
+    LayerTiling r;  // rows: 2 workers x 4 rows in 2 parts of 2
+    r.split_rows = true;
+    r.workers = 2;
+    r.outputs = 8;
+    r.tile_n = 4;
+    r.parts = 2;
+    r.part_n = 2;
+    c = estimate(l, r, t);
+    EXPECT_EQ(c.word_stores, 0u);
+    EXPECT_EQ(c.dma_transfers, 1u + 2u * 2u);  // the kernel; per part input and output
+    // Configuration, input and kernel DMAs and the scheduler come on top of MLA and write-back.
+    EXPECT_GT(c.total(), c.compute + c.dma_out);
+}
+
 TEST(Tiling, WeightlessLayersShareTheirUnitsAndSplitIntoParts) {
     Layer sm;
     sm.name = "softmax";
