@@ -334,7 +334,7 @@ TEST_F(Cli, UnknownCommandAndOptionSuggestTheClosest) {
     EXPECT_EQ(p.rc, 2) << show(p);
     EXPECT_TRUE(contains(p.err,
                          "unknown command \"runn\" (did you mean \"run\"?); commands: "
-                         "run, params, exec, bench, sweep"))
+                         "run, compile, params, exec, bench, sweep"))
         << show(p);
     p = nmsim({"run", kDefault, "--sett", "seed=2"});
     EXPECT_EQ(p.rc, 2) << show(p);
@@ -385,6 +385,51 @@ TEST_F(Cli, SweepJobsMustBePositive) {
         EXPECT_TRUE(contains(p.err, "--jobs: Value " + std::string(j) + " not in range 1 to 4096"))
             << show(p);
     }
+}
+
+// --- nmsim compile --explain ------------------------------------------------------------------
+
+TEST_F(Cli, CompileExplainPrintsTilingEstimateAndWhy) {
+    const Proc p = nmsim({"compile", "--explain", kScenarios + "s2_cnn_fmnist.yaml"});
+    EXPECT_EQ(p.rc, 0) << show(p);
+    EXPECT_TRUE(contains(p.out, "/0/Conv (conv2d [1, 8, 28, 28]): ")) << show(p);
+    EXPECT_TRUE(contains(p.out, "    estimate ")) << show(p);
+    EXPECT_TRUE(contains(p.out, " + DMA out ")) << show(p);
+    EXPECT_TRUE(contains(p.out, "    by worker count 1 ")) << show(p);
+    EXPECT_TRUE(contains(p.out, "    why: lowest estimate of 8 worker counts; next best "))
+        << show(p);
+    // The MLP scenario pins seed 000's counts.
+    const Proc m = nmsim({"compile", "--explain", "--csv", kScenarios + "s2_mlp_fmnist.yaml"});
+    EXPECT_EQ(m.rc, 0) << show(m);
+    EXPECT_TRUE(contains(m.out, "\n/2/Gemm,linear,4,64,1,64,")) << show(m);
+}
+
+TEST_F(Cli, CompileExplainErrorsNameFileLineAndKey) {
+    Proc p = nmsim({"compile", "--explain", kDefault});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(contains(p.err,
+                         "s2_pe_matmul.yaml: workload: kind \"pe\"; compile --explain "
+                         "needs a dnn workload"))
+        << show(p);
+    {
+        std::ifstream in(kScenarios + "s2_mlp_fmnist.yaml");
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string y = text.str();
+        y.replace(y.find("[8, 4, 1, 1]"), 12, "[8, 4, 1, 3]");
+        for (size_t at = y.find(" models/"); at != std::string::npos; at = y.find(" models/", at))
+            y.replace(at, 1, " " + kScenarios);
+        std::ofstream(m_dir / "pins.yaml") << y;
+    }
+    p = nmsim({"compile", "--explain", "pins.yaml"});
+    EXPECT_EQ(p.rc, 2) << show(p);
+    EXPECT_TRUE(std::regex_search(p.err, std::regex("pins\\.yaml:[0-9]+:[0-9]+: error: "
+                                                    "workload\\.dnn\\.layer_workers: entry 3: ")))
+        << show(p);
+    EXPECT_TRUE(contains(p.err,
+                         "layer '/5/Softmax' (softmax [1, 16]): 3 workers asked, it has "
+                         "1 output to share"))
+        << show(p);
 }
 
 TEST_F(Cli, MissingScenarioFile) {

@@ -148,18 +148,25 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
             p.out_w = static_cast<uint32_t>(l.out_shape[3]);
             p.m = p.out_h * p.out_w;  // <= the output's elements (graph.h limits)
             p.k = static_cast<uint32_t>(int64_t{win.kernel_h} * win.kernel_w);  // < 2^32
-            if (t.outputs != p.out_c) fail(graph, what + ": tiling outputs are not the channels");
+            if (t.split_rows && (l.kind != LayerKind::conv2d || t.outputs != p.out_h))
+                fail(graph, what + ": a row split needs a conv2d and the output rows as outputs");
+            if (!t.split_rows && t.outputs != p.out_c)
+                fail(graph, what + ": tiling outputs are not the channels");
             if (l.kind == LayerKind::conv2d) {
                 if (!l.weights || l.weights->shape.size() != 4 || l.weights->shape[0] != p.out_c ||
                     l.weights->shape[1] != p.in_c || l.weights->shape[2] != win.kernel_h ||
                     l.weights->shape[3] != win.kernel_w)
                     fail(graph, what + ": needs [out_c, in_c, kh, kw] weights");
                 p.k *= p.in_c;
-                p.weight_stride = align_up(uint64_t{p.k} * t.part_n);
-                if (l.bias) p.bias_stride = align_up(4ull * t.part_n);
+                // A row split keeps one copy of the whole kernel for all workers.
+                const uint64_t cols = t.split_rows ? p.out_c : t.part_n;
+                p.weight_stride = align_up(uint64_t{p.k} * cols);
+                if (l.bias) p.bias_stride = align_up(4ull * cols);
             } else if (p.in_c != p.out_c) {
                 fail(graph, what + ": pooling changes the channel count");
             }
+        } else if (t.split_rows) {
+            fail(graph, what + ": only conv2d layers can be split by output rows");
         } else if (l.kind == LayerKind::softmax) {
             p.k = static_cast<uint32_t>(l.out_shape.back());
             if (uint64_t{p.k} * t.outputs != static_cast<uint64_t>(shape_elements(l.out_shape)))
@@ -190,8 +197,8 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
         p.header = off;
         p.consts = align_up(
             sat_add(off, sizeof(s2_dnn_layer_t) + uint64_t{sizeof(s2_dnn_worker_t)} * t.workers));
-        p.end = sat_add(p.consts, sat_mul(uint64_t{t.workers} * t.parts,
-                                          sat_add(p.weight_stride, p.bias_stride)));
+        const uint64_t copies = t.split_rows ? 1 : uint64_t{t.workers} * t.parts;
+        p.end = sat_add(p.consts, sat_mul(copies, sat_add(p.weight_stride, p.bias_stride)));
         off = align_up(p.end);
     }
     const uint64_t finish_off = off;
@@ -344,7 +351,54 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
                 c.stride = static_cast<uint32_t>(l.window.stride_h);
                 c.pad = static_cast<uint32_t>(l.window.pad_top);
             }
-            if (l.kind == LayerKind::linear || l.kind == LayerKind::conv2d) {
+            if (t.split_rows) {
+                // Output rows [row0, row0 + rows), all channels; the one kernel copy.
+                const uint64_t in_row = uint64_t{p.in_w} * p.in_c;
+                const uint64_t row0 = uint64_t{w} * t.tile_n;
+                const uint64_t end = std::min<uint64_t>(p.out_h, row0 + t.tile_n);
+                uint64_t in_max = 0, out_max = 0;
+                for (uint64_t y0 = row0; y0 < end; y0 += t.part_n) {
+                    const uint64_t y1 = std::min<uint64_t>(end, y0 + t.part_n);
+                    uint32_t r0 = 0, h = 0, skip = 0, rows = 0;
+                    if (!s2_dnn_conv_rows(static_cast<uint32_t>(y0), static_cast<uint32_t>(y1),
+                                          p.in_h, c.ker_h, c.stride, c.pad, &r0, &h, &skip,
+                                          &rows) ||
+                        skip + (y1 - y0) > rows)
+                        fail(graph, what + ": output rows " + std::to_string(y0) + ".." +
+                                        std::to_string(y1 - 1) + " read no input row");
+                    in_max = std::max<uint64_t>(in_max, h * in_row);
+                    out_max = std::max<uint64_t>(out_max, rows);
+                }
+                c.n = p.out_c;
+                c.n0 = 0;
+                c.n_valid = p.out_c;
+                c.parts = 1;  // one kernel block (the row parts are part_rows)
+                c.part_n = p.out_c;
+                c.flags |= S2_DNN_FLAG_ROWS;
+                c.row0 = static_cast<uint32_t>(row0);
+                c.rows = static_cast<uint32_t>(end - row0);
+                c.part_rows = t.part_n;
+                c.out_rows_max = static_cast<uint32_t>(out_max);
+                c.input_addr = a.addr;
+                c.input_size = static_cast<uint32_t>(in_max);
+                c.output_addr = y.addr;
+                c.output_row_stride = p.out_c;
+                c.weight_addr = addr(p.consts);
+                c.weight_part_stride = static_cast<uint32_t>(p.weight_stride);
+                if (l.bias) {
+                    c.bias_addr = addr(p.consts + p.weight_stride);
+                    c.bias_part_stride = static_cast<uint32_t>(p.bias_stride);
+                }
+                if (w == 0)
+                    for (uint64_t col = 0; col < p.out_c; ++col) {
+                        for (uint64_t kk = 0; kk < p.k; ++kk)
+                            img.bytes[p.consts + kk * p.out_c + col] =
+                                static_cast<uint8_t>(l.weights->i8[col * p.k + wrow[kk]]);
+                        if (l.bias)
+                            put(img.bytes, p.consts + p.weight_stride + 4 * col,
+                                l.bias->i32.at(col));
+                    }
+            } else if (l.kind == LayerKind::linear || l.kind == LayerKind::conv2d) {
                 c.input_addr = a.addr;
                 c.input_size = a.size;
                 c.output_addr = static_cast<uint32_t>(y.addr + n0);

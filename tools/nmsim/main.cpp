@@ -1,6 +1,7 @@
 // nmsim: the command-line front end.
 //   nmsim run SCENARIO [--set key.path=value]... [-o trace.h5 | -d DIR] [--base-dir DIR] [-q]
 //             [--elaborate-only] [--progress-interval S]
+//   nmsim compile --explain SCENARIO [--set key.path=value]... [--csv]
 //   nmsim params [PLATFORM] [--variant NAME] [--scenario FILE] [--set ...] [--regs KIND|all]
 //                [--traces] [--workloads [KIND]] [--check] [--csv]
 //   nmsim exec FIRMWARE.elf [--set key=value]... [--arg WORD]...
@@ -37,6 +38,7 @@
 #include "tools/scenario/text.h"
 #include "tools/scenario/variants.h"
 #include "tools/sweep/sweep.h"
+#include "workloads/dnn/host.h"
 
 #ifndef NMSIM_FIRMWARE_DIR
 #define NMSIM_FIRMWARE_DIR "firmware"
@@ -168,6 +170,32 @@ int cmd_run(const RunArgs& a, const std::string& argv) {
         install_stop_handlers();
         const auto r = run::run_scenario(s, o, std::cout, std::cerr);
         return exit_status(r);
+    } catch (const scenario::ScenarioError& e) {
+        return report_scenario_error(e);
+    } catch (const std::exception& e) {
+        std::cerr << "nmsim: error: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+// The DNN compiler's tiling of a dnn scenario's model, explained per layer (no simulation).
+int cmd_compile(const std::string& path, const std::vector<std::string>& sets, bool csv) {
+    try {
+        scenario::LoadOptions lo;
+        lo.sets = sets;
+        lo.firmware_dirs = firmware_dirs();
+        const scenario::Scenario s = scenario::load(path, lo);
+        for (const auto& w : s.warnings) std::cerr << w.str() << "\n";
+        if (s.workload.kind() != "dnn") {
+            std::cerr << "nmsim: error: " << path << ": workload: kind \"" << s.workload.kind()
+                      << "\"; compile --explain needs a dnn workload\n";
+            return 2;
+        }
+        const spinnaker2::ChipParams p = spinnaker2::resolve_chip_params(s, nullptr);
+        const workloads::dnn::Compiled c =
+            workloads::dnn::compile(s.workload.as<workloads::dnn::DnnWorkload>(), p);
+        workloads::dnn::explain(c, std::cout, csv);
+        return 0;
     } catch (const scenario::ScenarioError& e) {
         return report_scenario_error(e);
     } catch (const std::exception& e) {
@@ -455,6 +483,18 @@ int main(int argc, char** argv) {
                   "check the scenario, parameters, firmware and buffer layout, print the layout, "
                   "do not simulate");
 
+    auto* comp = app.add_subcommand(
+        "compile", "compile a dnn scenario's model and explain the tiling (no simulation)");
+    std::string cscenario;
+    std::vector<std::string> csets;
+    bool explain = false, ccsv = false;
+    comp->add_option("scenario", cscenario, "scenario YAML file with a dnn workload")->required();
+    comp->add_flag("--explain", explain,
+                   "per layer: tiling, estimate by phase, estimate of each worker count, why")
+        ->required();
+    comp->add_option("--set", csets, "override, as for run");
+    comp->add_flag("--csv", ccsv, "one CSV row per layer");
+
     auto* params = app.add_subcommand(
         "params", "print the parameters of a platform (name, value, unit, source, doc)");
     std::string platform, pscenario, regs;
@@ -526,6 +566,7 @@ int main(int argc, char** argv) {
         return rc == 0 ? 0 : 2;
     }
     if (*run) return cmd_run(ra, join_argv(argc, argv));
+    if (*comp) return cmd_compile(cscenario, csets, ccsv);
     if (*params)
         return cmd_params(platform, variant, pscenario, psets, regs, traces, check, as_csv,
                           *workloads_opt ? &workloads_kind : nullptr);

@@ -2,6 +2,7 @@
 // into the DRAM image (graph, tiling within the workers' SRAM, image layout), and the inputs,
 // labels and float predictions of the inferences. No simulation.
 #include <algorithm>
+#include <cstddef>
 #include <fstream>
 #include <iterator>
 
@@ -39,6 +40,34 @@ uint64_t worker_sram_budget(const arm::ElfImage& elf) {
 }
 
 }  // namespace
+
+void set_cost_constants(compiler::TilingTarget& tt, const spinnaker2::ChipParams& p) {
+    tt.clock_hz = p.pe.clock().hz;
+    tt.mla_rows = p.pe.mla.n_rows;
+    tt.mla_cols = p.pe.mla.n_cols;
+    tt.mla_fetch_bytes_per_cycle = p.pe.mla.fetch_bytes_per_cycle;
+    tt.mla_writeback_bytes_per_cycle = p.pe.mla.writeback_bytes_per_cycle;
+    tt.mla_startup_cycles = p.pe.mla.startup_cycles;
+    tt.dma_setup_cycles = p.pe.dma.setup_cycles;
+    tt.dma_burst_bytes = p.pe.dma.burst_bytes;
+    tt.dram_bytes_per_s = p.dram.bandwidth.bytes_per_s * p.dram.efficiency;
+    // A request and its response cross the NoC (injection, the calibrated mean path); a DMA
+    // burst's data adds its flits, a core access one.
+    const double noc_s =
+        2.0 * (p.noc.inject_cycles + tt.noc_hops * p.noc.hop_cycles) / p.noc.clock.hz;
+    const double flits =
+        static_cast<double>((tt.dma_burst_bytes + p.noc.flit_bytes - 1) / p.noc.flit_bytes);
+    tt.ext_access_s = p.core_ext_latency.seconds() + noc_s + p.noc.flit_cycles / p.noc.clock.hz;
+    tt.dma_burst_s = p.dram.t_ctrl.seconds() +
+                     static_cast<double>(tt.dma_burst_bytes) / tt.dram_bytes_per_s + noc_s +
+                     flits * p.noc.flit_cycles / p.noc.clock.hz;
+    tt.dram_conflict_s = p.dram.t_rp.seconds() + p.dram.t_rcd.seconds();
+    tt.worker_config_words = static_cast<uint32_t>(offsetof(s2_dnn_worker_t, row0) / 4);
+    tt.row_config_words = static_cast<uint32_t>(
+        (offsetof(s2_dnn_worker_t, reserved) - offsetof(s2_dnn_worker_t, row0)) / 4);
+    tt.layer_header_words = sizeof(s2_dnn_layer_t) / 4;
+    tt.global_config_words = sizeof(s2_dnn_global_t) / 4;
+}
 
 Compiled compile(const DnnWorkload& w, const spinnaker2::ChipParams& p) {
     Compiled P;
@@ -101,14 +130,10 @@ Compiled compile(const DnnWorkload& w, const spinnaker2::ChipParams& p) {
             tt.max_workers =
                 static_cast<uint32_t>(std::min<uint64_t>(tt.max_workers, w.max_workers_per_layer));
         tt.sram_budget_bytes = P.sram_budget;
-        tt.clock_hz = p.pe.clock().hz;
-        tt.mla_rows = p.pe.mla.n_rows;
-        tt.mla_cols = p.pe.mla.n_cols;
-        tt.mla_fetch_bytes_per_cycle = p.pe.mla.fetch_bytes_per_cycle;
-        tt.mla_writeback_bytes_per_cycle = p.pe.mla.writeback_bytes_per_cycle;
-        tt.mla_startup_cycles = p.pe.mla.startup_cycles;
+        set_cost_constants(tt, p);
+        P.target = tt;
         P.tiling = compiler::tile_graph(P.graph, tt);
-        // layer_workers caps entries of the layer list (graph layers that compute).
+        // layer_workers pins entries of the layer list (graph layers that compute).
         size_t entry = 0;
         for (size_t gi = 0; gi < P.graph.layers.size(); ++gi) {
             const compiler::LayerKind k = P.graph.layers[gi].kind;
@@ -116,13 +141,25 @@ Compiled compile(const DnnWorkload& w, const spinnaker2::ChipParams& p) {
                 k == compiler::LayerKind::flatten)
                 continue;
             if (entry < w.layer_workers.size() && w.layer_workers[entry] != 0) {
-                compiler::TilingTarget capped = tt;
-                capped.max_workers = static_cast<uint32_t>(
-                    std::min<uint64_t>(tt.max_workers, w.layer_workers[entry]));
-                P.tiling[gi] = compiler::tile_layer(P.graph.layers[gi], capped);
+                const uint64_t want = w.layer_workers[entry];
+                if (want > P.workers.size()) {
+                    err("layer_workers", "entry " + std::to_string(entry) + " asks for " +
+                                             std::to_string(want) + " workers, " +
+                                             std::to_string(P.workers.size()) + " are configured");
+                    throw ScenarioError(errors);
+                }
+                try {
+                    P.tiling[gi] = compiler::tile_layer_with(P.graph.layers[gi], tt,
+                                                             static_cast<uint32_t>(want));
+                } catch (const compiler::CompileError& e) {
+                    err("layer_workers",
+                        "entry " + std::to_string(entry) + ": " + P.graph.source + ": " + e.what());
+                    throw ScenarioError(errors);
+                }
             }
             ++entry;
         }
+        compiler::add_worker_setup(P.graph, P.tiling, tt);
         if (w.layer_workers.size() > entry) {
             err("layer_workers", std::to_string(w.layer_workers.size()) +
                                      " entries, the model's layer list has " +

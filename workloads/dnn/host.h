@@ -54,6 +54,7 @@ struct DnnRunSummary {
 // What the compile stage produces (compile.cpp).
 struct Compiled {
     compiler::Graph graph;
+    compiler::TilingTarget target;  // what the layers were tiled for (cost-model constants)
     std::vector<compiler::LayerTiling> tiling;
     compiler::DramImage image;
     uint32_t scheduler = 0;
@@ -68,6 +69,11 @@ struct Compiled {
 // Worker PEs, firmware, ONNX -> graph -> tiling -> DRAM image, the inputs; throws
 // scenario::ScenarioError naming workload.dnn.<key>.
 Compiled compile(const DnnWorkload& w, const spinnaker2::ChipParams& p);
+// `nmsim compile --explain`: per entry of the layer list the tiling, the estimate by phase, the
+// estimate of every worker count and why this one; `csv` gives one machine-readable row each.
+void explain(const Compiled& c, std::ostream& out, bool csv);
+// The tiling cost model's hardware constants from the platform parameters.
+void set_cost_constants(compiler::TilingTarget& tt, const spinnaker2::ChipParams& p);
 
 // What the host thread on the simulated host link brings back.
 struct HostResult {

@@ -124,4 +124,60 @@ void DnnHost::report(const run::RunContext& ctx, std::ostream& out) const {
             << "; image load and host phases excluded)\n";
 }
 
+void explain(const Compiled& c, std::ostream& out, bool csv) {
+    const auto us = [](double s) { return fmt(s * 1e6, 2); };
+    if (csv)
+        out << "layer,kind,workers,tile_n,parts,part_n,bytes_per_worker,est_us,scheduler_us,"
+               "config_us,dma_in_us,dma_weights_us,compute_us,dma_out_us,parts_us,setup_us,"
+               "dma_transfers,word_stores,split,candidates_us\n";
+    else
+        out << "tiling of " << c.graph.source << " for " << c.workers.size()
+            << " worker PEs, SRAM budget " << grouped(c.sram_budget) << " B, PE clock "
+            << fmt(c.target.clock_hz / 1e6, 0) << " MHz; estimates per layer (us)\n";
+    double total = 0;
+    for (size_t i = 0; i < c.graph.layers.size(); ++i) {
+        const compiler::Layer& l = c.graph.layers[i];
+        const compiler::LayerTiling& t = c.tiling[i];
+        if (t.workers == 0 || l.kind == compiler::LayerKind::flatten) continue;
+        const compiler::LayerCost& k = t.cost;
+        total += t.est_cost;
+        std::ostringstream cand;
+        for (size_t w = 0; w < t.candidates.size(); ++w)
+            if (t.candidates[w] > 0)
+                cand << (cand.tellp() > 0 ? (csv ? ";" : ", ") : "") << w + 1 << (csv ? ":" : " ")
+                     << us(t.candidates[w]);
+        if (csv) {
+            out << l.name << "," << compiler::to_string(l.kind) << "," << t.workers << ","
+                << t.tile_n << "," << t.parts << "," << t.part_n << "," << t.bytes_per_worker << ","
+                << us(t.est_cost) << "," << us(k.scheduler) << "," << us(k.config) << ","
+                << us(k.dma_in) << "," << us(k.dma_weights) << "," << us(k.compute) << ","
+                << us(k.dma_out) << "," << us(k.parts) << "," << us(k.setup) << ","
+                << k.dma_transfers << "," << k.word_stores << ","
+                << (t.split_rows ? "rows" : "outputs") << "," << cand.str() << "\n";
+            continue;
+        }
+        out << "  " << l.name << " (" << compiler::to_string(l.kind) << " "
+            << compiler::shape_str(l.out_shape) << "): " << t.workers << " worker"
+            << (t.workers == 1 ? "" : "s") << " x " << t.tile_n
+            << (t.split_rows ? " output rows (all channels), "
+                             : " outputs (padding " + std::to_string(t.padded_outputs) + "), ")
+            << t.parts << " part" << (t.parts == 1 ? "" : "s") << " of " << t.part_n
+            << (t.split_rows ? " rows, " : ", ") << grouped(t.bytes_per_worker)
+            << " B SRAM per worker\n";
+        out << "    estimate " << us(t.est_cost) << " = scheduler " << us(k.scheduler)
+            << " + configuration " << us(k.config) << " + DMA in " << us(k.dma_in)
+            << " + DMA weights " << us(k.dma_weights) << " + "
+            << (l.kind == compiler::LayerKind::linear || l.kind == compiler::LayerKind::conv2d
+                    ? "MLA "
+                    : "core ")
+            << us(k.compute) << " + DMA out " << us(k.dma_out) << " + parts " << us(k.parts)
+            << (k.setup > 0 ? " + workers' SETUP " + us(k.setup) : std::string())
+            << "; slowest worker: " << k.dma_transfers << " DMA transfers, " << k.word_stores
+            << " word stores\n";
+        if (!cand.str().empty()) out << "    by worker count " << cand.str() << "\n";
+        out << "    why: " << t.why << "\n";
+    }
+    if (!csv) out << "  total estimate " << us(total) << " us (setup and cleanup excluded)\n";
+}
+
 }  // namespace nmsim::workloads::dnn

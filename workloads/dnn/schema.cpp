@@ -220,13 +220,13 @@ void DnnLoader::lists() {
     if (const YNode* v = f.get("published_source")) {
         if (auto x = r.get_string(v, key + ".published_source")) d.published_source = *x;
     }
-    each_item("layer_workers", "a list of worker counts (0 = no cap)",
+    each_item("layer_workers", "a list of worker counts (0 = the compiler's choice)",
               [&](const YNode& item, const std::string& ik) {
                   IntLit x = item.kind == YNode::Kind::scalar ? parse_int(item.text) : IntLit{};
                   if (!in_range(x, 0, kChipPes - 1))
                       r.error(item.origin, ik,
                               "expected a worker count in [0, " + std::to_string(kChipPes - 1) +
-                                  "] (0 = no cap), got " + describe(item));
+                                  "] (0 = the compiler's choice), got " + describe(item));
                   else
                       d.layer_workers.push_back(x.mag);
               });
@@ -362,8 +362,8 @@ const WorkloadSchema& schema() {
             {"max_workers_per_layer", "int 0..151", "0",
              "cap on the workers the tiling search gives one layer (0: no cap)"},
             {"layer_workers", "list of int 0..151", "[]",
-             "caps per entry of the compiled layer list, in list order (0: no cap); e.g. [8, 4, "
-             "1, 1] pins seed 000 Table II's worker counts"},
+             "worker count per entry of the compiled layer list, in list order (0: the "
+             "compiler's choice); e.g. [8, 4, 1, 1] pins seed 000 Table II's worker counts"},
             {"published_us", "list of real >= 0", "[]",
              "published times (us) printed next to the simulated ones: setup, each layer-list "
              "entry, cleanup, total"},

@@ -36,8 +36,9 @@ struct DnnWorkload : scenario::WorkloadSpec {
     std::vector<uint32_t> worker_pes;  // explicit list (empty unless given)
     // Optional cap for the compiler's tiling search (0 = all workers).
     uint64_t max_workers_per_layer = 0;
-    // Optional caps per entry of the compiled layer list, in list order (0 = no cap beyond
-    // max_workers_per_layer); e.g. [8, 4, 1, 1] pins seed 000 Table II's worker counts.
+    // Optional worker count per entry of the compiled layer list, in list order (0 = the
+    // compiler's choice within max_workers_per_layer); e.g. [8, 4, 1, 1] pins seed 000 Table
+    // II's worker counts.
     std::vector<uint64_t> layer_workers;
     // Optional published times (us) printed next to the simulated ones: setup, each entry of the
     // layer list, cleanup, total (e.g. seed 000 Table II); `published_source` names them.

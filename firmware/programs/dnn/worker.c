@@ -1,7 +1,8 @@
 /* DNN worker (seed 000 sec. III-C): sleeps in WFI until the scheduler signals, then runs its share
  * of one layer from the worker configuration the signal points at: DMA the input, per part DMA
  * the weights and biases, compute (MLA for linear and conv2d, the core for pools and add, the
- * core with the EXP unit for softmax), DMA the outputs to DRAM, and report through the
+ * core with the EXP unit for softmax), DMA the outputs to DRAM (a conv2d split by output rows:
+ * per part its input rows in and its output rows, one block, out), and report through the
  * scheduler's completion array. Keeps one time record per layer and stores them in DRAM when the
  * scheduler sends FINISH. Protocol and layouts: nmsim/hw/spinnaker2/dnn_image.h.
  * Argument 0: the image base (the global configuration's address). */
@@ -121,6 +122,40 @@ static void run_mla(s2_dnn_worker_time_t *t) {
     }
 }
 
+/* conv2d split by output rows (S2_DNN_FLAG_ROWS): the whole kernel once, then per part the input
+ * rows it needs, one MLA operation, and its output rows (contiguous in the HWC map) in one DMA. */
+static void run_conv_rows(s2_dnn_worker_time_t *t) {
+    const uint32_t n = cfg.n, in_row = cfg.in_w * cfg.in_c, out_row = cfg.out_w * n;
+    const uint32_t a = alloc(cfg.input_size);
+    const uint32_t b = alloc(cfg.k * n);
+    const uint32_t bias = (cfg.flags & S2_DNN_FLAG_BIAS) ? alloc(4u * n) : 0u;
+    const uint32_t c = alloc(cfg.out_rows_max * out_row);
+    t->load += dma(cfg.weight_addr, b, cfg.k * n);
+    if (bias) t->load += dma(cfg.bias_addr, bias, 4u * n);
+    uint32_t ctrl = S2_MLA_INT8_SIGNED | S2_MLA_OUT8 | S2_MLA_IRQ_EN | S2_MLA_CONV;
+    if (cfg.flags & S2_DNN_FLAG_RELU) ctrl |= S2_MLA_RELU;
+    if (bias) ctrl |= S2_MLA_BIAS;
+    const uint32_t end = cfg.row0 + cfg.rows;
+    for (uint32_t y0 = cfg.row0; y0 < end; y0 += cfg.part_rows) {
+        const uint32_t y1 = end - y0 < cfg.part_rows ? end : y0 + cfg.part_rows;
+        uint32_t r0 = 0, h = 0, skip = 0, out_rows = 0;
+        if (!s2_dnn_conv_rows(y0, y1, cfg.in_h, cfg.ker_h, cfg.stride, cfg.pad, &r0, &h, &skip,
+                              &out_rows) ||
+            h * in_row > cfg.input_size || out_rows > cfg.out_rows_max ||
+            skip + (y1 - y0) > out_rows) {
+            fail_addr = y0;
+            fail(S2_DNN_ERR_LAYER, "row part does not fit its regions (addr = first row)");
+        }
+        dma(cfg.input_addr + r0 * in_row, a, h * in_row);
+        const s2_mla_conv_t op = {a,         b,         c, bias,       h,       cfg.in_w, cfg.in_c,
+                                  cfg.ker_h, cfg.ker_w, n, cfg.stride, cfg.pad, cfg.shift};
+        s2_mla_conv(&op);
+        s2_mla_start(ctrl);
+        t->compute += mla_wait();
+        dma(c + skip * out_row, cfg.output_addr + y0 * out_row, (y1 - y0) * out_row);
+    }
+}
+
 /* maxpool/avgpool over channels n0.. of an HWC map: the strided input region in one DMA, the
  * window on the core, pixel rows out. avgpool: the window sum (padding counts as zero),
  * requantised by the layer's shift. */
@@ -215,8 +250,14 @@ static void run_softmax(s2_dnn_worker_time_t *t) {
 
 static void run_layer(uint32_t cfg_addr) {
     const uint32_t start = s2_cycles();
-    /* The fields up to `layer`; the reserved tail is not read. */
-    dnn_load_words(cfg_addr, &cfg, (uint32_t)(offsetof(s2_dnn_worker_t, reserved) / 4u));
+    /* The fields up to `layer`, the row-split fields only when the layer uses them (every word is
+     * a core load through the NoC); the reserved tail is not read. */
+    dnn_load_words(cfg_addr, &cfg, (uint32_t)(offsetof(s2_dnn_worker_t, row0) / 4u));
+    if (cfg.flags & S2_DNN_FLAG_ROWS)
+        dnn_load_words(
+            cfg_addr + (uint32_t)offsetof(s2_dnn_worker_t, row0), &cfg.row0,
+            (uint32_t)((offsetof(s2_dnn_worker_t, reserved) - offsetof(s2_dnn_worker_t, row0)) /
+                       4u));
     if (cfg.layer >= MAX_LAYERS || cfg.layer >= g.num_layers || cfg.pe != self) {
         fail_addr = cfg_addr;
         fail(S2_DNN_ERR_IMAGE, "worker configuration does not belong to this PE");
@@ -227,7 +268,10 @@ static void run_layer(uint32_t cfg_addr) {
     switch (cfg.type) {
         case S2_DNN_LAYER_LINEAR:
         case S2_DNN_LAYER_CONV2D:
-            run_mla(t);
+            if (cfg.flags & S2_DNN_FLAG_ROWS)
+                run_conv_rows(t);
+            else
+                run_mla(t);
             break;
         case S2_DNN_LAYER_MAXPOOL:
         case S2_DNN_LAYER_AVGPOOL:

@@ -218,7 +218,12 @@ void expect_regions_ok(const DramImage& img, const DecodedImage& d) {
         if (dl->header.num_workers)
             rs.push_back({dl->header.workers_addr,
                           uint64_t{dl->header.worker_size} * dl->header.num_workers, "workers"});
-        for (const DecodedWorker& w : dl->workers)
+        for (const DecodedWorker& w : dl->workers) {
+            // A row-split conv2d's workers share the one kernel copy: list it once.
+            if ((w.cfg.flags & S2_DNN_FLAG_ROWS) && &w != &dl->workers.front()) {
+                EXPECT_EQ(w.cfg.weight_addr, dl->workers.front().cfg.weight_addr);
+                continue;
+            }
             for (uint32_t q = 0; q < w.weights.size(); ++q) {
                 rs.push_back({w.cfg.weight_addr + uint64_t{q} * w.cfg.weight_part_stride,
                               w.weights[q].size(), "weights"});
@@ -226,6 +231,7 @@ void expect_regions_ok(const DramImage& img, const DecodedImage& d) {
                     rs.push_back({w.cfg.bias_addr + uint64_t{q} * w.cfg.bias_part_stride,
                                   4 * w.biases[q].size(), "bias"});
             }
+        }
     }
     std::vector<uint32_t> tensor_addrs;
     for (const auto& [name, tp] : img.tensors) {
@@ -471,6 +477,42 @@ std::vector<uint8_t> run_image(std::vector<uint8_t> mem, uint32_t base, const De
             }
             reference::MlaOp op;
             op.mode = conv ? reference::MlaMode::conv2d : reference::MlaMode::matmul;
+            if (c.flags & S2_DNN_FLAG_ROWS) {
+                // As worker.c's run_conv_rows: per part the input rows it needs, the MLA with the
+                // layer's padding on them, the part's rows of the result.
+                op.shift = c.shift;
+                op.relu = (c.flags & S2_DNN_FLAG_RELU) != 0;
+                op.bias_en = (c.flags & S2_DNN_FLAG_BIAS) != 0;
+                op.acc_bits = 48;
+                op.k = c.k;
+                op.n = op.ofm_c = c.n;
+                op.ifm_w = c.in_w;
+                op.ifm_c = c.in_c;
+                op.ker_h = c.ker_h;
+                op.ker_w = c.ker_w;
+                op.stride = c.stride;
+                op.pad = c.pad;
+                const uint64_t in_row = uint64_t{c.in_w} * c.in_c,
+                               out_row = uint64_t{c.out_w} * c.n;
+                const std::vector<int32_t> b(dw.weights.at(0).begin(), dw.weights.at(0).end());
+                for (uint32_t y0 = c.row0; y0 < c.row0 + c.rows; y0 += c.part_rows) {
+                    const uint32_t y1 = std::min(c.row0 + c.rows, y0 + c.part_rows);
+                    uint32_t r0 = 0, h = 0, skip = 0, rows = 0;
+                    EXPECT_TRUE(s2_dnn_conv_rows(y0, y1, c.in_h, c.ker_h, c.stride, c.pad, &r0, &h,
+                                                 &skip, &rows));
+                    EXPECT_LE(h * in_row, c.input_size);
+                    EXPECT_LE(rows, c.out_rows_max);
+                    op.ifm_h = h;
+                    op.m = rows * c.out_w;
+                    const std::vector<int32_t> r =
+                        reference::mla_ref(op, values(c.input_addr + r0 * in_row, h * in_row), b,
+                                           op.bias_en ? dw.biases.at(0) : std::vector<int32_t>{});
+                    for (uint64_t i = 0; i < (y1 - y0) * out_row; ++i)
+                        at(c.output_addr + y0 * out_row + i) =
+                            static_cast<uint8_t>(r.at(skip * out_row + i));
+                }
+                continue;
+            }
             op.shift = c.shift;
             op.relu = (c.flags & S2_DNN_FLAG_RELU) != 0;
             op.bias_en = (c.flags & S2_DNN_FLAG_BIAS) != 0;
@@ -587,6 +629,7 @@ TEST(DramImage, CnnKernelAndFlattenPermutation) {
         if (!l.weights) continue;
         const Shape& ws = l.weights->shape;
         for (const DecodedWorker& dw : dl.workers) {
+            if ((dw.cfg.flags & S2_DNN_FLAG_ROWS) && &dw != &dl.workers.front()) continue;
             int64_t col = dw.cfg.n0;
             for (size_t q = 0; q < dw.weights.size(); ++q) {
                 const int64_t pn = static_cast<int64_t>(dw.weights[q].size() / dw.cfg.k);

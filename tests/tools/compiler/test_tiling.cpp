@@ -117,8 +117,12 @@ TEST(Tiling, FallsBackToUnalignedTilesWhenAlignedLeavesAWorkerIdle) {
 
 TEST(Tiling, Conv2dUsesChannelsAsOutputs) {
     // weights 8x3x3x3 (K=27), output 8x8x8 (M=64): one 16-channel tile (8 padding), weights
-    // 27*16=432, bias 64, input 300 -> 304, output 64*16 = 1024.
-    const LayerTiling r = tile_layer(conv("c1", 3, 8, 3, 10, true), target(1, 4096));
+    // 27*16=432, bias 64, input 300 -> 304, output 64*16 = 1024. Two strides: the MLA cannot
+    // run row slices of it, so only the channel split is possible.
+    Layer l = conv("c1", 3, 8, 3, 10, true);
+    l.window.stride_w = 2;
+    const LayerTiling r = tile_layer(l, target(1, 4096));
+    EXPECT_FALSE(r.split_rows);
     EXPECT_EQ(r.outputs, 8u);
     EXPECT_EQ(r.tile_n, 16u);
     EXPECT_EQ(r.padded_outputs, 8u);
@@ -126,14 +130,75 @@ TEST(Tiling, Conv2dUsesChannelsAsOutputs) {
     EXPECT_EQ(r.mla_cycles, mla_gemm_cycles(64, 27, 16, TilingTarget{}));
 }
 
-TEST(Tiling, WeightlessLayersUseOneWorkerUnlessTheyDoNotFit) {
+TEST(Tiling, Conv2dSplitByOutputRows) {
+    // The same conv by rows on one worker: the whole kernel 27*8 = 216 -> 224, bias 32, all 10
+    // input rows of 30 B = 300 -> 304, 8 output rows of 8 pixels x 8 channels = 512; no padded
+    // channels, so less MLA work than the 16-wide channel tile.
+    const Layer l = conv("c1", 3, 8, 3, 10, true);
+    LayerTiling r = tile_layer(l, target(1, 4096));
+    EXPECT_TRUE(r.split_rows);
+    EXPECT_EQ(r.outputs, 8u);  // output rows
+    EXPECT_EQ(r.tile_n, 8u);
+    EXPECT_EQ(r.parts, 1u);
+    EXPECT_EQ(r.bytes_per_worker, 224u + 32u + 304u + 512u);
+    EXPECT_EQ(r.mla_cycles, mla_gemm_cycles(64, 27, 8, TilingTarget{}));
+    // A 700 B budget: parts of 4 rows need 6 input rows (180 -> 192) and 256 B of output, 704 B;
+    // parts of 3 rows (the last one 2) 5 input rows (150 -> 160) and 192 B: 608 B.
+    r = tile_layer(l, target(1, 700));
+    EXPECT_TRUE(r.split_rows);
+    EXPECT_EQ(r.parts, 3u);
+    EXPECT_EQ(r.part_n, 3u);
+    EXPECT_EQ(r.bytes_per_worker, 224u + 32u + 160u + 192u);
+    // 3 workers: 3 + 3 + 2 rows; each reads the whole kernel and its rows' input.
+    r = tile_layer_with(l, target(8, 1 << 20), 3);
+    EXPECT_EQ(r.workers, 3u);
+    EXPECT_EQ(r.tile_n, 3u);
+    EXPECT_EQ(r.dram_bytes, 3u * (216u + 32u) + (5u + 5u + 4u) * 30u + 512u);
+}
+
+// The write-back as worker.c does it: a channel split writes one short row per output pixel
+// (word stores when aligned and <= 16 B, else one DMA each), a row split one DMA per part.
+TEST(Tiling, EstimateCountsEveryWriteBack) {
+    const Layer l = conv("c", 3, 8, 3, 10, false);  // 8 x 8 pixels, 8 channels, no bias
+    TilingTarget t = target(8, 1 << 20);
+    LayerTiling x;
+    x.workers = 2;
+    x.outputs = 8;
+    x.tile_n = 4;
+    x.parts = 1;
+    x.part_n = 4;
+    LayerCost c = estimate(l, x, t);
+    EXPECT_EQ(c.word_stores, 64u);   // one 4-byte row per pixel
+    EXPECT_EQ(c.dma_transfers, 2u);  // input, weights
+    EXPECT_NEAR(c.dma_out, 64 * (t.ext_access_s + t.store_word_cycles / t.clock_hz), 1e-12);
+    x.workers = 4;  // 2-channel rows are not word-aligned: one DMA per pixel
+    x.tile_n = x.part_n = 2;
+    c = estimate(l, x, t);
+    EXPECT_EQ(c.word_stores, 0u);
+    EXPECT_EQ(c.dma_transfers, 2u + 64u);
+    EXPECT_GT(c.dma_out, 64 * t.dma_setup_cycles / t.clock_hz);
+    LayerTiling r;  // rows: 2 workers x 4 rows in 2 parts of 2
+    r.split_rows = true;
+    r.workers = 2;
+    r.outputs = 8;
+    r.tile_n = 4;
+    r.parts = 2;
+    r.part_n = 2;
+    c = estimate(l, r, t);
+    EXPECT_EQ(c.word_stores, 0u);
+    EXPECT_EQ(c.dma_transfers, 1u + 2u * 2u);  // the kernel; per part input and output
+    // Configuration, input and kernel DMAs and the scheduler come on top of MLA and write-back.
+    EXPECT_GT(c.total(), c.compute + c.dma_out);
+}
+
+TEST(Tiling, WeightlessLayersShareTheirUnitsAndSplitIntoParts) {
     Layer sm;
     sm.name = "softmax";
     sm.kind = LayerKind::softmax;
     sm.in_shapes = {{1, 16}};
     sm.out_shape = {1, 16};
     LayerTiling r = tile_layer(sm, target(8, 1024));
-    EXPECT_EQ(r.workers, 1u);
+    EXPECT_EQ(r.workers, 1u);  // one row
     EXPECT_EQ(r.parts, 1u);
     EXPECT_EQ(r.bytes_per_worker, 32u);
 
@@ -144,12 +209,19 @@ TEST(Tiling, WeightlessLayersUseOneWorkerUnlessTheyDoNotFit) {
     add.kind = LayerKind::add;
     add.in_shapes = {{1, 4096}, {1, 4096}};
     add.out_shape = {1, 4096};
-    r = tile_layer(add, target(8, 4096));
+    r = tile_layer(add, target(1, 4096));
     EXPECT_EQ(r.outputs, 4096u);
     EXPECT_EQ(r.workers, 1u);
     EXPECT_EQ(r.parts, 4u);
     EXPECT_EQ(r.part_n, 1024u);
     EXPECT_EQ(r.bytes_per_worker, 3u * 1024u);
+    // With 8 workers the core loop is shared: 512 elements each, one part.
+    r = tile_layer(add, target(8, 4096));
+    EXPECT_EQ(r.workers, 8u);
+    EXPECT_EQ(r.tile_n, 512u);
+    EXPECT_EQ(r.parts, 1u);
+    ASSERT_EQ(r.candidates.size(), 8u);
+    EXPECT_GT(r.candidates[0], r.est_cost);
 
     Layer in;
     in.name = "x";
@@ -161,8 +233,8 @@ TEST(Tiling, PrefersFewerWorkersWhenCostsAreEqual) {
     TilingTarget t = target(8, 1 << 20);
     t.dram_bytes_per_s = std::numeric_limits<double>::infinity();
     t.clock_hz = std::numeric_limits<double>::infinity();
-    t.worker_overhead_s = 0;
-    t.part_overhead_s = 0;
+    t.ext_access_s = t.dma_burst_s = 0;
+    t.trigger_cycles = t.layer_cycles = t.worker_cycles = t.part_cycles = 0;
     EXPECT_EQ(tile_layer(linear("fc", 64, 128), t).workers, 1u);
     // Free workers and costly MLA cycles: the most workers win.
     t.clock_hz = 1e6;
@@ -188,6 +260,20 @@ TEST(Tiling, UnmappableLayerNamesLayerAndResource) {
 
 // Independent check of one tiling: coverage, equal tiles, bytes recomputed, limits.
 void check_valid(const Layer& l, const LayerTiling& r, const TilingTarget& t) {
+    ASSERT_GE(r.workers, 1u);
+    ASSERT_LE(r.workers, t.max_workers);
+    ASSERT_LE(r.parts, t.max_parts);
+    EXPECT_LE(r.bytes_per_worker, t.sram_budget_bytes);
+    if (r.split_rows) {  // output rows: equal tiles without an idle worker, parts cover a tile
+        ASSERT_EQ(l.kind, LayerKind::conv2d);
+        const uint64_t rows = static_cast<uint64_t>(l.out_shape[2]);
+        EXPECT_EQ(r.outputs, rows);
+        EXPECT_GE(uint64_t{r.workers} * r.tile_n, rows);
+        EXPECT_LT(uint64_t{r.workers - 1} * r.tile_n, rows);
+        EXPECT_GE(uint64_t{r.parts} * r.part_n, r.tile_n);
+        EXPECT_LT(uint64_t{r.parts - 1} * r.part_n, r.tile_n);
+        return;
+    }
     const Shape& ws = l.weights->shape;
     const uint64_t n = static_cast<uint64_t>(ws[0]);
     const uint64_t k = static_cast<uint64_t>(shape_elements(ws)) / n;

@@ -67,7 +67,7 @@ TEST(Table2, SetupAndCleanupGrowWithTheWorkers) {
     ASSERT_EQ(all.mean.front().workers, 151u);
     EXPECT_GT(all.mean.front().us, 2 * few.mean.front().us);
     EXPECT_GT(all.mean.back().us, 2 * few.mean.back().us);
-    // The layers keep their tiling (layer_workers caps at 8/4/1/1); FC1 overlaps the tail of the
+    // The layers keep their tiling (layer_workers pins 8/4/1/1); FC1 overlaps the tail of the
     // 151 workers' set-up (their configuration reads share the DRAM), so allow 10 %.
     for (size_t i = 1; i + 1 < few.mean.size(); ++i)
         EXPECT_NEAR(all.mean[i].us, few.mean[i].us, 0.10 * few.mean[i].us) << few.mean[i].name;

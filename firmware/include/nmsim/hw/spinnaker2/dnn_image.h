@@ -43,6 +43,7 @@
 /* Worker flags (s2_dnn_worker_t.flags). */
 #define S2_DNN_FLAG_RELU 0x1u /* ReLU after requantisation */
 #define S2_DNN_FLAG_BIAS 0x2u /* bias_addr holds int32 biases */
+#define S2_DNN_FLAG_ROWS 0x4u /* conv2d split by output rows (all channels), see below */
 
 typedef struct {
     uint32_t magic;        /* S2_DNN_IMAGE_MAGIC */
@@ -88,6 +89,13 @@ typedef struct {
  * add: elements n0.. (m = k = 1); input_addr, input2_addr, output_addr point at element n0.
  * conv2d: output channels n0.. of the HWC map: m = out_h*out_w, k = ker_h*ker_w*in_c; the whole
  *   HWC input at input_addr; pixel r's channels at output_addr + r * output_row_stride (= out_c).
+ * conv2d with S2_DNN_FLAG_ROWS: output rows [row0, row0 + rows) with all n = out_c channels, in
+ *   parts of part_rows rows; the HWC input and output maps start at input_addr and output_addr,
+ *   the whole kernel [k][n] (and biases) at weight_addr (bias_addr), shared by the workers.
+ *   Per part the worker DMAs the input rows the part needs (s2_dnn_conv_rows below; at most
+ *   input_size bytes), runs the MLA on them with the layer's padding (at most out_rows_max
+ *   output rows, the first rows_skip of them discarded) and writes the part's output rows,
+ *   contiguous in the HWC map, back in one DMA.
  * maxpool/avgpool: channels n0..: input_addr/output_addr point at channel n0 of pixel 0 of the
  *   HWC maps (pixel strides in_c and out_c); m = out_h*out_w, k = ker_h*ker_w. */
 typedef struct {
@@ -121,7 +129,10 @@ typedef struct {
     uint32_t pad;
     uint32_t type;  /* the layer's S2_DNN_LAYER_* (a worker needs only its configuration) */
     uint32_t layer; /* the layer's index in the list */
-    uint32_t reserved[13];
+    /* S2_DNN_FLAG_ROWS only. */
+    uint32_t row0, rows, part_rows; /* output rows of this worker, rows per part */
+    uint32_t out_rows_max;          /* MLA output rows of the largest part */
+    uint32_t reserved[9];
 } s2_dnn_worker_t;
 
 #ifdef __cplusplus
@@ -136,6 +147,26 @@ _Static_assert(sizeof(s2_dnn_layer_t) == 32, "layer header is 32 B");
 _Static_assert(sizeof(s2_dnn_worker_t) == 192, "worker configuration is 192 B");
 #endif
 
+/* The input rows of one part [y0, y1) of a row-split conv2d (S2_DNN_FLAG_ROWS): rows [*r0, *r0 +
+ * *h) of the input map; the MLA, run on them with the layer's padding, gives *out_rows rows of
+ * which rows [*skip, *skip + y1 - y0) are the part's. *r0 is the multiple of the stride at or
+ * below the first input row the part reads, so the MLA's own top padding (which the real rows
+ * above *r0 replace) only reaches the discarded rows; rows past *r0 + *h are never read by the
+ * kept rows unless they are the map's real padding. Returns 0 if the part has no input row. */
+static inline int s2_dnn_conv_rows(uint32_t y0, uint32_t y1, uint32_t in_h, uint32_t ker_h,
+                                   uint32_t stride, uint32_t pad, uint32_t *r0, uint32_t *h,
+                                   uint32_t *skip, uint32_t *out_rows) {
+    const int32_t lo = (int32_t)(y0 * stride) - (int32_t)pad;
+    const int32_t hi = (int32_t)((y1 - 1u) * stride + ker_h) - (int32_t)pad;
+    const uint32_t first = lo <= 0 ? 0u : (uint32_t)lo / stride * stride;
+    const uint32_t end = hi <= 0 ? 0u : (uint32_t)hi > in_h ? in_h : (uint32_t)hi;
+    if (end <= first || end - first + 2u * pad < ker_h) return 0;
+    *r0 = first;
+    *h = end - first;
+    *skip = y0 - first / stride;
+    *out_rows = (*h + 2u * pad - ker_h) / stride + 1u;
+    return 1;
+}
 /* A worker's record of one layer, in its own PE's cycles: the interval and where it went
  * (cycles waiting for DMA transfers of the layer's constants into SRAM, and for the MLA or the
  * core's compute loop; the rest is inputs, outputs and firmware). */
