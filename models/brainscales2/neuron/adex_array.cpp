@@ -470,6 +470,8 @@ AdexArray::AdexArray(size_t n, const AdexParams& p, uint64_t seed)
       m_integ_gain_exc(n, 0.0),
       m_integ_gain_inh(n, 0.0),
       m_co(n),
+      m_input_gain(2 * n, 0.0),
+      m_input_on(n, 0),
       m_pos(n, kNone),
       m_step_matrix(n),
       m_leap_stale(n, 1),
@@ -517,6 +519,10 @@ void AdexArray::configure(size_t i, const NeuronConfig& cfg) {
         cfg.w_exc > 0 ? m_p.hagen_mV_per_unit * (e.w_exc / cfg.w_exc) * (cfg.c_mem / e.c_mem) : 0.0;
     m_integ_gain_inh[i] =
         cfg.w_inh > 0 ? m_p.hagen_mV_per_unit * (e.w_inh / cfg.w_inh) * (cfg.c_mem / e.c_mem) : 0.0;
+    // What an input of amount 1 adds (add_input): mV for an integrator, nA otherwise.
+    m_input_gain[2 * i] = e.integrator ? m_integ_gain_exc[i] : e.w_exc;
+    m_input_gain[2 * i + 1] = e.integrator ? -m_integ_gain_inh[i] : e.w_inh;
+    m_input_on[i] = e.enable ? 1 : 0;
 
     Coeffs c;
     if (e.enable && !e.integrator) {
@@ -574,6 +580,7 @@ void AdexArray::configure(size_t i, const NeuronConfig& cfg) {
     }
     m_co[i] = c;
     m_leap_stale[i] = 1;
+    m_leap_coefficients_stale = true;
     m_leaps_possible = -1;
     if (was_enabled != cfg.enable || was_integrator != cfg.integrator) {
         repack();
@@ -639,6 +646,7 @@ void AdexArray::repack() {
     m_flags.assign(2 * stride + stride / 8, -1.0);
     m_lk.assign((kMaxLeap + 1) * kLeapFields * stride, 0.0);
     std::fill(m_leap_stale.begin(), m_leap_stale.end(), 1);
+    m_leap_coefficients_stale = true;
     m_leaps_possible = -1;
     m_stride = stride;
     m_enabled.swap(enabled);
@@ -689,14 +697,15 @@ void AdexArray::add_input(size_t i, bool inhibitory, double amount, uint64_t t_p
     if (i >= m_cfg.size())
         throw std::invalid_argument("AdexArray::add_input: neuron index out of range");
     ++m_inputs;
-    const NeuronConfig& e = m_eff[i];
-    if (!e.enable) return;
-    uint64_t step = t_ps / m_dt_ps + (t_ps % m_dt_ps != 0 ? 1 : 0);
-    step = std::max(step, m_step);
+    if (!m_input_on[i]) return;
+    // An event reaches a whole row of neurons at one time: one division per time, not per input.
+    if (t_ps != m_last_input_ps) {
+        m_last_input_ps = t_ps;
+        m_last_input_step = t_ps / m_dt_ps + (t_ps % m_dt_ps != 0 ? 1 : 0);
+    }
+    const uint64_t step = std::max(m_last_input_step, m_step);
     // Integrator neurons take the signed membrane change (mV), others the current jump (nA).
-    const double value = e.integrator
-                             ? amount * (inhibitory ? -m_integ_gain_inh[i] : m_integ_gain_exc[i])
-                             : amount * (inhibitory ? e.w_inh : e.w_exc);
+    const double value = amount * m_input_gain[2 * i + (inhibitory ? 1 : 0)];
     const Event ev{static_cast<uint32_t>(i), inhibitory ? 1u : 0u, value, step};
     if (step - m_step < kRing) {
         m_ring[step % kRing].push_back(ev);
@@ -820,22 +829,25 @@ void AdexArray::finish_step(uint64_t step) {
 
 // Leaps need every enabled neuron linear (no exponential term, no adaptation) and no noise, so
 // that the K-step propagator is exact and the bounds below hold.
-// The leap coefficients of reconfigured neurons are made here, when leaps are first possible,
-// not at every configure (a neuron is configured word by word).
 bool AdexArray::leaps_possible() {
     if (m_leaps_possible < 0) {
         bool ok = m_p.noise_mV <= 0;
         for (const uint32_t i : m_enabled) ok = ok && !m_eff[i].exponential && !m_eff[i].adaptation;
-        if (ok) {
-            for (size_t k = 0; k < m_enabled.size(); ++k) {
-                if (!m_leap_stale[m_enabled[k]]) continue;
-                leap_coefficients(k, m_step_matrix[m_enabled[k]]);
-                m_leap_stale[m_enabled[k]] = 0;
-            }
-        }
         m_leaps_possible = ok ? 1 : 0;
     }
     return m_leaps_possible == 1;
+}
+
+// The leap coefficients of reconfigured neurons are made when a leap is first taken after the
+// change, not at every configure (a neuron is configured word by word, before the run).
+void AdexArray::update_leap_coefficients() {
+    if (!m_leap_coefficients_stale) return;
+    for (size_t k = 0; k < m_enabled.size(); ++k) {
+        if (!m_leap_stale[m_enabled[k]]) continue;
+        leap_coefficients(k, m_step_matrix[m_enabled[k]]);
+        m_leap_stale[m_enabled[k]] = 0;
+    }
+    m_leap_coefficients_stale = false;
 }
 
 // Steps from `step` (its inputs applied) before the next step with inputs, at most kMaxLeap and
@@ -901,6 +913,7 @@ uint64_t AdexArray::try_leap(uint64_t k) {
     if (!bounded(false, &held_min)) return 0;
     k = std::min(k, static_cast<uint64_t>(held_min));
     if (k < 2) return 0;
+    update_leap_coefficients();
     const double* const co = m_lk.data() + k * kLeapFields * m_stride;
     const double *const p0 = co, *const p1 = co + m_stride, *const p2 = co + 2 * m_stride,
                         *const p3 = co + 3 * m_stride, *const p4 = co + 4 * m_stride,

@@ -163,6 +163,7 @@ private:
     static constexpr uint32_t kMaxLeap = 32;
     void leap_coefficients(size_t k, const std::array<double, 25>& one_step);
     bool leaps_possible();
+    void update_leap_coefficients();
     bool bounded(bool hold_counts, double* held_min) const;
     uint64_t free_steps(uint64_t step, uint64_t target) const;
     uint64_t try_leap(uint64_t k);
@@ -177,6 +178,11 @@ private:
     // the mV per unit of excitatory and inhibitory input with the neuron's mismatch (w / C).
     std::vector<double> m_integ, m_integ_gain_exc, m_integ_gain_inh;
     std::vector<Coeffs> m_co;
+    // add_input's per-neuron view of the effective config: the gain per unit of input
+    // (excitatory, inhibitory; signed mV for integrators, nA otherwise) and whether enabled.
+    std::vector<double> m_input_gain;
+    std::vector<uint8_t> m_input_on;
+    uint64_t m_last_input_ps = UINT64_MAX, m_last_input_step = 0;  // add_input's last time
 
     // Enabled neurons are packed (ascending index order) into a structure of arrays: field f of
     // packed neuron k at m_pk[f * m_stride + k], m_stride a multiple of 8 plus 8 (padding lanes
@@ -192,6 +198,7 @@ private:
     std::vector<uint8_t> m_leap_stale;
     std::vector<double> m_lk;
     int m_leaps_possible = -1;  // cached leaps_possible(); -1 = to be recomputed
+    bool m_leap_coefficients_stale = true;  // some m_leap_stale entry is set
     // After a failed bound check the next check waits m_leap_backoff steps (doubling up to 64):
     // a neuron held near threshold would otherwise cost a check at every step.
     uint64_t m_leap_retry_step = 0, m_leap_backoff = 1;
