@@ -12,9 +12,25 @@ Router::Router(sc_core::sc_module_name name, sc_core::sc_time latency)
     in.register_transport_dbg(this, &Router::transport_dbg);
 }
 
+void Router::check_free(uint64_t base, uint64_t size, const std::string& what) const {
+    for (const Entry& e : m_map)
+        if (base < e.base + e.size && e.base < base + size)
+            throw std::logic_error(std::string(name()) + ": window of " + what +
+                                   " overlaps the window of " + e.what);
+}
+
+// Consecutive accesses mostly go to the same device (a polled status register, a DMA's bursts):
+// the last entry hit is tried first.
 const Router::Entry* Router::decode(uint64_t addr, unsigned len) const {
-    for (const auto& e : m_map)
-        if (addr >= e.base && addr - e.base < e.size && len <= e.size - (addr - e.base)) return &e;
+    auto hit = [addr, len](const Entry& e) {
+        return addr >= e.base && addr - e.base < e.size && len <= e.size - (addr - e.base);
+    };
+    if (m_last < m_map.size() && hit(m_map[m_last])) return &m_map[m_last];
+    for (size_t i = 0; i < m_map.size(); ++i) {
+        if (!hit(m_map[i])) continue;
+        m_last = i;
+        return &m_map[i];
+    }
     return nullptr;
 }
 

@@ -22,8 +22,10 @@ public:
     Router(sc_core::sc_module_name name, sc_core::sc_time latency = sc_core::SC_ZERO_TIME);
 
     // Binds the next `out` port to a target that owns [base, base+size); returns the port.
+    // Windows must not overlap (std::logic_error naming both).
     template <class Socket>
     void map(Socket& target, uint64_t base, uint64_t size, const std::string& what) {
+        check_free(base, size, what);
         m_map.push_back(Entry{base, size, m_map.size(), what});
         out.bind(target);
     }
@@ -35,10 +37,12 @@ private:
         std::string what;
     };
     const Entry* decode(uint64_t addr, unsigned len) const;
+    void check_free(uint64_t base, uint64_t size, const std::string& what) const;
     void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
     unsigned int transport_dbg(int id, tlm::tlm_generic_payload& p);
 
     std::vector<Entry> m_map;
+    mutable size_t m_last = 0;  // decode's last hit
     sc_core::sc_time m_latency;
 };
 
