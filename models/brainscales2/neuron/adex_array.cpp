@@ -431,10 +431,66 @@ NMSIM_INLINE double step_kernel_body(double* pk, double* flag, size_t s, size_t 
     return r;
 }
 
+// The step of an array whose neurons are all linear (no exponential term, no adaptation; what
+// leaps also need): the general kernel's arithmetic for such a lane, in the same order, without
+// the exponential current's three polynomial evaluations: u(t+h) = pu . (u, w, I_exc, I_inh) +
+// noise + pu[4] I_offset, w unchanged. Bit-identical to the general kernel on these lanes (test
+// LinearKernelEqualsTheGeneralOne); only threshold crossings are flagged.
+template <int N>
+NMSIM_INLINE double linear_kernel_body(double* pk, double* flag, size_t s, size_t n, double) {
+    using V = typename Vec<N>::V;
+    using M = typename Vec<N>::M;
+    auto f = [pk, s](size_t i) { return pk + i * s; };
+    double* const u = f(kU);
+    double* const ie = f(kIe);
+    double* const ii = f(kIi);
+    double* const ref = f(kRef);
+    const double *const w = f(kW), *const nz = f(kNoise), *const ex = f(kEx);
+    double *const u0a = f(kU0), *const w0a = f(kW0), *const ie0a = f(kIe0), *const ii0a = f(kIi0),
+                  *const ex0a = f(kEx0);
+    const double *const pu = f(kPu), *const de = f(kDe), *const di = f(kDi), *const uth = f(kUTh),
+                        *const ioff = f(kIOff), *const umin = f(kUMin), *const umax = f(kUMax);
+    V any = V{} - 1.0;
+    for (size_t k = 0; k < n; k += N) {
+        const V uo = ld<V>(u + k), wo = ld<V>(w + k), eo = ld<V>(ie + k), io = ld<V>(ii + k),
+                r = ld<V>(ref + k);
+        st(u0a + k, uo);
+        st(w0a + k, wo);
+        st(ie0a + k, eo);
+        st(ii0a + k, io);
+        st(ex0a + k, ld<V>(ex + k));
+        const V u_lin = ld<V>(pu + k) * uo + ld<V>(pu + s + k) * wo + ld<V>(pu + 2 * s + k) * eo +
+                        ld<V>(pu + 3 * s + k) * io + ld<V>(nz + k);
+        V un = u_lin + ld<V>(pu + 4 * s + k) * (ld<V>(ioff + k) + 0.0);
+        un = vmin(vmax(un, ld<V>(umin + k)), ld<V>(umax + k));
+        const M held = 0.0 < r;
+        st(u + k, held ? uo : un);
+        st(ie + k, eo * ld<V>(de + k));
+        st(ii + k, io * ld<V>(di + k));
+        st(ref + k, held ? r - 1.0 : r);
+        const V minus_one = V{} - 1.0;
+        const V ss_free = un - ld<V>(uth + k);
+        const V ss = held ? minus_one : ss_free;
+        st(flag + k, minus_one);
+        st(flag + s + k, ss);
+        double bm = ss[0];
+        for (int l = 1; l < N; ++l) bm = std::max(bm, ss[l]);
+        double& blk = flag[2 * s + k / 8];
+        blk = k % 8 == 0 ? bm : std::max(blk, bm);
+        any = vmax(any, ss);
+    }
+    double r = -1.0;
+    for (int l = 0; l < N; ++l) r = std::max(r, any[l]);
+    return r;
+}
+
 using KernelFn = double (*)(double*, double*, size_t, size_t, double);
 
 double step_kernel_2(double* pk, double* flag, size_t s, size_t n, double cap) {
     return step_kernel_body<2>(pk, flag, s, n, cap);
+}
+double linear_kernel_2(double* pk, double* flag, size_t s, size_t n, double cap) {
+    return linear_kernel_body<2>(pk, flag, s, n, cap);
 }
 #if NMSIM_ADEX_X86
 __attribute__((target("avx2"))) double step_kernel_4(double* pk, double* flag, size_t s, size_t n,
@@ -445,18 +501,28 @@ __attribute__((target("avx512f"), optimize("fp-contract=off"))) double step_kern
     double* pk, double* flag, size_t s, size_t n, double cap) {
     return step_kernel_body<8>(pk, flag, s, n, cap);
 }
+__attribute__((target("avx2"))) double linear_kernel_4(double* pk, double* flag, size_t s, size_t n,
+                                                       double cap) {
+    return linear_kernel_body<4>(pk, flag, s, n, cap);
+}
+__attribute__((target("avx512f"), optimize("fp-contract=off"))) double linear_kernel_8(
+    double* pk, double* flag, size_t s, size_t n, double cap) {
+    return linear_kernel_body<8>(pk, flag, s, n, cap);
+}
 #endif
 
 // The widest kernel the CPU supports (hardware lanes per register: SSE2 2, AVX2 4, AVX-512F 8);
 // NMSIM_ADEX_LANES=2|4|8 limits it (the tests compare the widths).
-KernelFn pick_kernel() {
+KernelFn pick_kernel(bool linear) {
     int lanes = 8;
     if (const char* e = std::getenv("NMSIM_ADEX_LANES")) lanes = std::atoi(e);
 #if NMSIM_ADEX_X86
-    if (lanes >= 8 && __builtin_cpu_supports("avx512f")) return step_kernel_8;
-    if (lanes >= 4 && __builtin_cpu_supports("avx2")) return step_kernel_4;
+    if (lanes >= 8 && __builtin_cpu_supports("avx512f"))
+        return linear ? linear_kernel_8 : step_kernel_8;
+    if (lanes >= 4 && __builtin_cpu_supports("avx2"))
+        return linear ? linear_kernel_4 : step_kernel_4;
 #endif
-    return step_kernel_2;
+    return linear ? linear_kernel_2 : step_kernel_2;
 }
 
 }  // namespace
@@ -479,7 +545,8 @@ AdexArray::AdexArray(size_t n, const AdexParams& p, uint64_t seed)
     if (p.dt.ps <= 0) throw std::invalid_argument("AdexParams.dt must be > 0");
     m_dt_ps = static_cast<uint64_t>(p.dt.ps);
     m_h = static_cast<double>(m_dt_ps) * 1e-6;
-    m_kernel = pick_kernel();
+    m_kernel = pick_kernel(false);
+    m_linear_kernel = pick_kernel(true);
     m_step_spikes.reserve(n);
     m_enabled.reserve(n);
     for (size_t i = 0; i < n; ++i) configure(i, NeuronConfig{});
@@ -974,7 +1041,8 @@ void AdexArray::advance_to(uint64_t t_ps, const std::function<void(uint32_t, uin
         }
         m_step_spikes.clear();
         if (!m_enabled.empty() &&
-            m_kernel(m_pk.data(), m_flags.data(), m_stride, m_stride, exp_cap) >= 0.0)
+            (leaps_possible() ? m_linear_kernel : m_kernel)(m_pk.data(), m_flags.data(), m_stride,
+                                                            m_stride, exp_cap) >= 0.0)
             finish_step(step);
         m_neuron_updates += m_enabled.size();
         ++m_steps;

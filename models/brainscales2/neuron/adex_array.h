@@ -209,6 +209,8 @@ private:
     }
     // The step kernel for this CPU (see the .cpp): (fields, flags, stride, lanes, exp cap).
     double (*m_kernel)(double*, double*, size_t, size_t, double) = nullptr;
+    // The same for an array of linear neurons only (leaps_possible()): no exponential current.
+    double (*m_linear_kernel)(double*, double*, size_t, size_t, double) = nullptr;
     // Kernel output per packed lane k: [k] >= 0 recompute exactly, [stride + k] >= 0 spike,
     // [2 stride + k / 8] the largest of both over a block of 8 lanes.
     std::vector<double> m_flags;
