@@ -941,15 +941,25 @@ bool AdexArray::bounded(bool hold_counts, double* held_min) const {
                         *const ref = field(kRef), *const r = field(kR), *const ioff = field(kIOff),
                         *const uth = field(kUTh), *const umin = field(kUMin),
                         *const umax = field(kUMax);
-    for (size_t l = 0; l < m_enabled.size(); ++l) {
+    auto inside = [&](size_t l) {
+        const double hi = std::max(u[l], r[l] * (ie[l] + std::max(ioff[l], 0.0)));
+        const double lo = std::min(u[l], r[l] * (std::min(ioff[l], 0.0) - ii[l]));
+        // The margin covers the round-off between the leap and the single steps.
+        return hi < uth[l] - 1e-9 && hi <= umax[l] && lo >= umin[l];
+    };
+    // The neuron that failed last time first: it is usually the one still near its threshold.
+    const size_t n = m_enabled.size();
+    if (m_bound_hint < n && (hold_counts || ref[m_bound_hint] <= 0) && !inside(m_bound_hint))
+        return false;
+    for (size_t l = 0; l < n; ++l) {
         if (!hold_counts && ref[l] > 0) {
             *held_min = std::min(*held_min, ref[l]);
             continue;
         }
-        const double hi = std::max(u[l], r[l] * (ie[l] + std::max(ioff[l], 0.0)));
-        const double lo = std::min(u[l], r[l] * (std::min(ioff[l], 0.0) - ii[l]));
-        // The margin covers the round-off between the leap and the single steps.
-        if (!(hi < uth[l] - 1e-9 && hi <= umax[l] && lo >= umin[l])) return false;
+        if (!inside(l)) {
+            m_bound_hint = l;
+            return false;
+        }
     }
     return true;
 }
