@@ -484,6 +484,114 @@ NMSIM_INLINE double linear_kernel_body(double* pk, double* flag, size_t s, size_
     return r;
 }
 
+// The leap bound (AdexArray::bounded) over all lanes, vectorised: returns the largest score,
+// < 0 when every lane's membrane range lies below its threshold (by 1e-9 mV) and inside the
+// rails (a range touching a rail counts as outside: no leap, which is always exact). Held lanes
+// are left out when `skip_held` (their smallest hold in *held_min).
+template <int N>
+NMSIM_INLINE double bound_body(const double* pk, size_t s, size_t n, bool skip_held,
+                               double* held_min) {
+    using V = typename Vec<N>::V;
+    using M = typename Vec<N>::M;
+    auto f = [pk, s](size_t i) { return pk + i * s; };
+    const double *const u = f(kU), *const ie = f(kIe), *const ii = f(kIi), *const ref = f(kRef),
+                        *const r = f(kR), *const ioff = f(kIOff), *const uth = f(kUTh),
+                        *const umin = f(kUMin), *const umax = f(kUMax);
+    const V zero = V{}, inf = V{} + std::numeric_limits<double>::infinity();
+    V worst = V{} - 1.0, hold = inf;
+    for (size_t k = 0; k < n; k += N) {
+        const V uu = ld<V>(u + k), rr = ld<V>(r + k), off = ld<V>(ioff + k);
+        const V hi = vmax(uu, rr * (ld<V>(ie + k) + vmax(off, zero)));
+        const V lo = vmin(uu, rr * (vmin(off, zero) - ld<V>(ii + k)));
+        const V score = vmax(vmax(hi - (ld<V>(uth + k) - 1e-9), hi - ld<V>(umax + k) + 1e-300),
+                             ld<V>(umin + k) - lo);
+        const V rf = ld<V>(ref + k);
+        const M held = 0.0 < rf;
+        worst = vmax(worst, skip_held ? (held ? V{} - 1.0 : score) : score);
+        hold = vmin(hold, held ? rf : inf);
+    }
+    double w = -1.0, h = std::numeric_limits<double>::infinity();
+    for (int l = 0; l < N; ++l) {
+        w = std::max(w, worst[l]);
+        h = std::min(h, hold[l]);
+    }
+    if (skip_held) *held_min = std::min(*held_min, h);
+    return w;
+}
+
+// One leap of k steps for all lanes (AdexArray::try_leap): `co` is the level's coefficients.
+template <int N>
+NMSIM_INLINE void leap_body(double* pk, const double* co, size_t s, size_t n, double kd) {
+    using V = typename Vec<N>::V;
+    using M = typename Vec<N>::M;
+    auto f = [pk, s](size_t i) { return pk + i * s; };
+    double *const u = f(kU), *const ie = f(kIe), *const ii = f(kIi), *const ref = f(kRef);
+    const double *const w = f(kW), *const ioff = f(kIOff);
+    for (size_t k = 0; k < n; k += N) {
+        const V uo = ld<V>(u + k), eo = ld<V>(ie + k), io = ld<V>(ii + k), r = ld<V>(ref + k);
+        const V un = ld<V>(co + k) * uo + ld<V>(co + s + k) * ld<V>(w + k) +
+                     ld<V>(co + 2 * s + k) * eo + ld<V>(co + 3 * s + k) * io +
+                     ld<V>(co + 4 * s + k) * ld<V>(ioff + k);
+        const M held = 0.0 < r;
+        st(u + k, held ? uo : un);
+        st(ref + k, held ? r - kd : r);
+        st(ie + k, eo * ld<V>(co + 5 * s + k));
+        st(ii + k, io * ld<V>(co + 6 * s + k));
+    }
+}
+
+using LeapFn = void (*)(double*, const double*, size_t, size_t, double);
+void leap_2(double* pk, const double* co, size_t s, size_t n, double kd) {
+    leap_body<2>(pk, co, s, n, kd);
+}
+#if NMSIM_ADEX_X86
+__attribute__((target("avx2"))) void leap_4(double* pk, const double* co, size_t s, size_t n,
+                                            double kd) {
+    leap_body<4>(pk, co, s, n, kd);
+}
+__attribute__((target("avx512f"), optimize("fp-contract=off"))) void leap_8(double* pk,
+                                                                            const double* co,
+                                                                            size_t s, size_t n,
+                                                                            double kd) {
+    leap_body<8>(pk, co, s, n, kd);
+}
+#endif
+
+LeapFn pick_leap() {
+    int lanes = 8;
+    if (const char* e = std::getenv("NMSIM_ADEX_LANES")) lanes = std::atoi(e);
+#if NMSIM_ADEX_X86
+    if (lanes >= 8 && __builtin_cpu_supports("avx512f")) return leap_8;
+    if (lanes >= 4 && __builtin_cpu_supports("avx2")) return leap_4;
+#endif
+    return leap_2;
+}
+
+using BoundFn = double (*)(const double*, size_t, size_t, bool, double*);
+double bound_2(const double* pk, size_t s, size_t n, bool skip, double* held) {
+    return bound_body<2>(pk, s, n, skip, held);
+}
+#if NMSIM_ADEX_X86
+__attribute__((target("avx2"))) double bound_4(const double* pk, size_t s, size_t n, bool skip,
+                                               double* held) {
+    return bound_body<4>(pk, s, n, skip, held);
+}
+__attribute__((target("avx512f"))) double bound_8(const double* pk, size_t s, size_t n, bool skip,
+                                                  double* held) {
+    return bound_body<8>(pk, s, n, skip, held);
+}
+#endif
+
+BoundFn pick_bound() {
+    int lanes = 8;
+    if (const char* e = std::getenv("NMSIM_ADEX_LANES")) lanes = std::atoi(e);
+#if NMSIM_ADEX_X86
+    if (lanes >= 8 && __builtin_cpu_supports("avx512f")) return bound_8;
+    if (lanes >= 4 && __builtin_cpu_supports("avx2")) return bound_4;
+#endif
+    return bound_2;
+}
+
 using KernelFn = double (*)(double*, double*, size_t, size_t, double);
 
 double step_kernel_2(double* pk, double* flag, size_t s, size_t n, double cap) {
@@ -723,7 +831,8 @@ void AdexArray::repack() {
         pack(k, m_co[m_enabled[k]]);
     }
     Coeffs inert;
-    inert.u_th = std::numeric_limits<double>::infinity();
+    inert.u_th = inert.u_max = std::numeric_limits<double>::infinity();
+    inert.u_min = -std::numeric_limits<double>::infinity();
     for (size_t k = m_enabled.size(); k < m_stride; ++k) {
         pack(k, inert);
         field(kEx)[k] = 1.0;
@@ -937,31 +1046,11 @@ uint64_t AdexArray::free_steps(uint64_t step, uint64_t target) const {
 // try_leap). Refractory neurons are skipped when `hold_counts` is false (their smallest remaining
 // hold in *held_min), else checked from their held value, which also bounds them after release.
 bool AdexArray::bounded(bool hold_counts, double* held_min) const {
-    const double *const u = field(kU), *const ie = field(kIe), *const ii = field(kIi),
-                        *const ref = field(kRef), *const r = field(kR), *const ioff = field(kIOff),
-                        *const uth = field(kUTh), *const umin = field(kUMin),
-                        *const umax = field(kUMax);
-    auto inside = [&](size_t l) {
-        const double hi = std::max(u[l], r[l] * (ie[l] + std::max(ioff[l], 0.0)));
-        const double lo = std::min(u[l], r[l] * (std::min(ioff[l], 0.0) - ii[l]));
-        // The margin covers the round-off between the leap and the single steps.
-        return hi < uth[l] - 1e-9 && hi <= umax[l] && lo >= umin[l];
-    };
-    // The neuron that failed last time first: it is usually the one still near its threshold.
-    const size_t n = m_enabled.size();
-    if (m_bound_hint < n && (hold_counts || ref[m_bound_hint] <= 0) && !inside(m_bound_hint))
-        return false;
-    for (size_t l = 0; l < n; ++l) {
-        if (!hold_counts && ref[l] > 0) {
-            *held_min = std::min(*held_min, ref[l]);
-            continue;
-        }
-        if (!inside(l)) {
-            m_bound_hint = l;
-            return false;
-        }
-    }
-    return true;
+    static const BoundFn bound = pick_bound();
+    double held = std::numeric_limits<double>::infinity();
+    const bool ok = bound(m_pk.data(), m_stride, m_stride, !hold_counts, &held) < 0.0;
+    if (!hold_counts) *held_min = std::min(*held_min, held);
+    return ok;
 }
 
 uint64_t AdexArray::quiet_steps(uint64_t max) {
@@ -981,31 +1070,14 @@ uint64_t AdexArray::quiet_steps(uint64_t max) {
 }
 
 uint64_t AdexArray::try_leap(uint64_t k) {
-    double* const u = field(kU);
-    double* const ie = field(kIe);
-    double* const ii = field(kIi);
-    double* const ref = field(kRef);
-    const double* const ioff = field(kIOff);
+    static const LeapFn leap = pick_leap();
     double held_min = static_cast<double>(k);
     if (!bounded(false, &held_min)) return 0;
     k = std::min(k, static_cast<uint64_t>(held_min));
     if (k < 2) return 0;
     update_leap_coefficients();
-    const double* const co = m_lk.data() + k * kLeapFields * m_stride;
-    const double *const p0 = co, *const p1 = co + m_stride, *const p2 = co + 2 * m_stride,
-                        *const p3 = co + 3 * m_stride, *const p4 = co + 4 * m_stride,
-                        *const de = co + 5 * m_stride, *const di = co + 6 * m_stride;
-    const double* const w = field(kW);
-    const double kd = static_cast<double>(k);
-    for (size_t l = 0; l < m_stride; ++l) {
-        const bool held = ref[l] > 0;
-        const double un =
-            p0[l] * u[l] + p1[l] * w[l] + p2[l] * ie[l] + p3[l] * ii[l] + p4[l] * ioff[l];
-        u[l] = held ? u[l] : un;
-        ref[l] = held ? ref[l] - kd : ref[l];
-        ie[l] *= de[l];
-        ii[l] *= di[l];
-    }
+    leap(m_pk.data(), m_lk.data() + k * kLeapFields * m_stride, m_stride, m_stride,
+         static_cast<double>(k));
     return k;
 }
 

@@ -199,7 +199,6 @@ private:
     std::vector<double> m_lk;
     int m_leaps_possible = -1;  // cached leaps_possible(); -1 = to be recomputed
     bool m_leap_coefficients_stale = true;  // some m_leap_stale entry is set
-    mutable size_t m_bound_hint = 0;        // the neuron that last failed bounded()
     // After a failed bound check the next check waits m_leap_backoff steps (doubling up to 64):
     // a neuron held near threshold would otherwise cost a check at every step.
     uint64_t m_leap_retry_step = 0, m_leap_backoff = 1;
