@@ -352,6 +352,21 @@ NMSIM_INLINE void adex_step(V uo, V wo, V eo, V io, V j0, V nz, V i_off, V inv_d
     dmax = vmax(vmax(vabs(dh), vabs(d1)), vabs(dh2));
 }
 
+// Stores a block of N lanes' flag scores (>= 0: set): [k] recompute exactly, [s + k] spike, and
+// the largest of both per block of 8 lanes at [2 s + k / 8] (the scalar pass skips quiet blocks);
+// `any` collects the largest score of the whole pass.
+template <int N, class V>
+NMSIM_INLINE void store_flags(double* flag, size_t s, size_t k, V sx, V ss, V& any) {
+    st(flag + k, sx);
+    st(flag + s + k, ss);
+    const V sm = vmax(sx, ss);
+    double bm = sm[0];
+    for (int l = 1; l < N; ++l) bm = std::max(bm, sm[l]);
+    double& blk = flag[2 * s + k / 8];
+    blk = k % 8 == 0 ? bm : std::max(blk, bm);
+    any = vmax(any, sm);
+}
+
 // One step of all packed neurons (n a multiple of 8). Returns >= 0 if some lane crossed its
 // threshold (flag[s + k] >= 0) or needs exact recomputation by the caller (flag[k] >= 0).
 // Refractory lanes keep u (== u_reset) and the exponential factor, and relax w towards a * u_reset.
@@ -416,15 +431,7 @@ NMSIM_INLINE double step_kernel_body(double* pk, double* flag, size_t s, size_t 
         const V sx_free = vmax(vmax(dmax, vabs(df)) - kPolyMax, kExpFloor - xo);
         const V ss_free = un - ld<V>(uth + k);
         const V sx = held ? minus_one : sx_free, ss = held ? minus_one : ss_free;
-        st(flag + k, sx);
-        st(flag + s + k, ss);
-        // Per block of 8 lanes, the largest score (flag + 2 s): the scalar pass skips quiet blocks.
-        const V sm = vmax(sx, ss);
-        double bm = sm[0];
-        for (int l = 1; l < N; ++l) bm = std::max(bm, sm[l]);
-        double& blk = flag[2 * s + k / 8];
-        blk = k % 8 == 0 ? bm : std::max(blk, bm);
-        any = vmax(any, sm);
+        store_flags<N>(flag, s, k, sx, ss, any);
     }
     double r = -1.0;
     for (int l = 0; l < N; ++l) r = std::max(r, any[l]);
@@ -471,13 +478,7 @@ NMSIM_INLINE double linear_kernel_body(double* pk, double* flag, size_t s, size_
         const V minus_one = V{} - 1.0;
         const V ss_free = un - ld<V>(uth + k);
         const V ss = held ? minus_one : ss_free;
-        st(flag + k, minus_one);
-        st(flag + s + k, ss);
-        double bm = ss[0];
-        for (int l = 1; l < N; ++l) bm = std::max(bm, ss[l]);
-        double& blk = flag[2 * s + k / 8];
-        blk = k % 8 == 0 ? bm : std::max(blk, bm);
-        any = vmax(any, ss);
+        store_flags<N>(flag, s, k, minus_one, ss, any);
     }
     double r = -1.0;
     for (int l = 0; l < N; ++l) r = std::max(r, any[l]);
@@ -557,16 +558,6 @@ __attribute__((target("avx512f"), optimize("fp-contract=off"))) void leap_8(doub
 }
 #endif
 
-LeapFn pick_leap() {
-    int lanes = 8;
-    if (const char* e = std::getenv("NMSIM_ADEX_LANES")) lanes = std::atoi(e);
-#if NMSIM_ADEX_X86
-    if (lanes >= 8 && __builtin_cpu_supports("avx512f")) return leap_8;
-    if (lanes >= 4 && __builtin_cpu_supports("avx2")) return leap_4;
-#endif
-    return leap_2;
-}
-
 using BoundFn = double (*)(const double*, size_t, size_t, bool, double*);
 double bound_2(const double* pk, size_t s, size_t n, bool skip, double* held) {
     return bound_body<2>(pk, s, n, skip, held);
@@ -581,16 +572,6 @@ __attribute__((target("avx512f"))) double bound_8(const double* pk, size_t s, si
     return bound_body<8>(pk, s, n, skip, held);
 }
 #endif
-
-BoundFn pick_bound() {
-    int lanes = 8;
-    if (const char* e = std::getenv("NMSIM_ADEX_LANES")) lanes = std::atoi(e);
-#if NMSIM_ADEX_X86
-    if (lanes >= 8 && __builtin_cpu_supports("avx512f")) return bound_8;
-    if (lanes >= 4 && __builtin_cpu_supports("avx2")) return bound_4;
-#endif
-    return bound_2;
-}
 
 using KernelFn = double (*)(double*, double*, size_t, size_t, double);
 
@@ -619,18 +600,23 @@ __attribute__((target("avx512f"), optimize("fp-contract=off"))) double linear_ke
 }
 #endif
 
-// The widest kernel the CPU supports (hardware lanes per register: SSE2 2, AVX2 4, AVX-512F 8);
-// NMSIM_ADEX_LANES=2|4|8 limits it (the tests compare the widths).
-KernelFn pick_kernel(bool linear) {
+// The widest vectors the CPU supports (hardware lanes per register: SSE2 2, AVX2 4, AVX-512F 8);
+// NMSIM_ADEX_LANES=2|4|8 limits them (the tests compare the widths). All the array's kernels
+// (step, linear step, leap bound, leap) use the same width.
+#if NMSIM_ADEX_X86
+#define NMSIM_ADEX_WIDTHS(name) name##_2, name##_4, name##_8
+#else
+#define NMSIM_ADEX_WIDTHS(name) name##_2, name##_2, name##_2
+#endif
+template <class Fn>
+Fn widest(Fn f2, [[maybe_unused]] Fn f4, [[maybe_unused]] Fn f8) {
     int lanes = 8;
     if (const char* e = std::getenv("NMSIM_ADEX_LANES")) lanes = std::atoi(e);
 #if NMSIM_ADEX_X86
-    if (lanes >= 8 && __builtin_cpu_supports("avx512f"))
-        return linear ? linear_kernel_8 : step_kernel_8;
-    if (lanes >= 4 && __builtin_cpu_supports("avx2"))
-        return linear ? linear_kernel_4 : step_kernel_4;
+    if (lanes >= 8 && __builtin_cpu_supports("avx512f")) return f8;
+    if (lanes >= 4 && __builtin_cpu_supports("avx2")) return f4;
 #endif
-    return linear ? linear_kernel_2 : step_kernel_2;
+    return f2;
 }
 
 }  // namespace
@@ -653,8 +639,10 @@ AdexArray::AdexArray(size_t n, const AdexParams& p, uint64_t seed)
     if (p.dt.ps <= 0) throw std::invalid_argument("AdexParams.dt must be > 0");
     m_dt_ps = static_cast<uint64_t>(p.dt.ps);
     m_h = static_cast<double>(m_dt_ps) * 1e-6;
-    m_kernel = pick_kernel(false);
-    m_linear_kernel = pick_kernel(true);
+    m_kernel = widest<KernelFn>(NMSIM_ADEX_WIDTHS(step_kernel));
+    m_linear_kernel = widest<KernelFn>(NMSIM_ADEX_WIDTHS(linear_kernel));
+    m_bound = widest<BoundFn>(NMSIM_ADEX_WIDTHS(bound));
+    m_leap = widest<LeapFn>(NMSIM_ADEX_WIDTHS(leap));
     m_step_spikes.reserve(n);
     m_enabled.reserve(n);
     for (size_t i = 0; i < n; ++i) configure(i, NeuronConfig{});
@@ -1046,9 +1034,8 @@ uint64_t AdexArray::free_steps(uint64_t step, uint64_t target) const {
 // try_leap). Refractory neurons are skipped when `hold_counts` is false (their smallest remaining
 // hold in *held_min), else checked from their held value, which also bounds them after release.
 bool AdexArray::bounded(bool hold_counts, double* held_min) const {
-    static const BoundFn bound = pick_bound();
     double held = std::numeric_limits<double>::infinity();
-    const bool ok = bound(m_pk.data(), m_stride, m_stride, !hold_counts, &held) < 0.0;
+    const bool ok = m_bound(m_pk.data(), m_stride, m_stride, !hold_counts, &held) < 0.0;
     if (!hold_counts) *held_min = std::min(*held_min, held);
     return ok;
 }
@@ -1070,14 +1057,13 @@ uint64_t AdexArray::quiet_steps(uint64_t max) {
 }
 
 uint64_t AdexArray::try_leap(uint64_t k) {
-    static const LeapFn leap = pick_leap();
     double held_min = static_cast<double>(k);
     if (!bounded(false, &held_min)) return 0;
     k = std::min(k, static_cast<uint64_t>(held_min));
     if (k < 2) return 0;
     update_leap_coefficients();
-    leap(m_pk.data(), m_lk.data() + k * kLeapFields * m_stride, m_stride, m_stride,
-         static_cast<double>(k));
+    m_leap(m_pk.data(), m_lk.data() + k * kLeapFields * m_stride, m_stride, m_stride,
+           static_cast<double>(k));
     return k;
 }
 

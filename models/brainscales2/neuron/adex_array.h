@@ -211,6 +211,10 @@ private:
     double (*m_kernel)(double*, double*, size_t, size_t, double) = nullptr;
     // The same for an array of linear neurons only (leaps_possible()): no exponential current.
     double (*m_linear_kernel)(double*, double*, size_t, size_t, double) = nullptr;
+    // The leap bound (fields, stride, lanes, skip held, held min) and the leap (fields, the
+    // level's coefficients, stride, lanes, steps), of the same width.
+    double (*m_bound)(const double*, size_t, size_t, bool, double*) = nullptr;
+    void (*m_leap)(double*, const double*, size_t, size_t, double) = nullptr;
     // Kernel output per packed lane k: [k] >= 0 recompute exactly, [stride + k] >= 0 spike,
     // [2 stride + k / 8] the largest of both over a block of 8 lanes.
     std::vector<double> m_flags;
