@@ -1014,10 +1014,9 @@ void AdexArray::update_leap_coefficients() {
     m_leap_coefficients_stale = false;
 }
 
-// Steps from `step` (its inputs applied) before the next step with inputs, at most kMaxLeap and
-// up to `target`.
-uint64_t AdexArray::free_steps(uint64_t step, uint64_t target) const {
-    uint64_t limit = std::min<uint64_t>(target - step, kMaxLeap);
+// Steps from `step` (its inputs applied) before the next step with inputs, at most `limit`
+// (<= kRing, the ring's horizon).
+uint64_t AdexArray::free_steps(uint64_t step, uint64_t limit) const {
     if (m_far_min != UINT64_MAX) limit = std::min(limit, m_far_min - step);
     for (uint64_t j = 1; j < limit; ++j)
         if (!m_ring[(step + j) % kRing].empty()) return j;
@@ -1049,11 +1048,7 @@ uint64_t AdexArray::quiet_steps(uint64_t max) {
         return 1;
     }
     m_leap_backoff = 1;
-    uint64_t limit = std::min<uint64_t>(max, kRing);
-    if (m_far_min != UINT64_MAX) limit = std::min(limit, m_far_min - m_step);
-    for (uint64_t j = 1; j < limit; ++j)
-        if (!m_ring[(m_step + j) % kRing].empty()) return j;
-    return limit;
+    return free_steps(m_step, std::min<uint64_t>(max, kRing));
 }
 
 uint64_t AdexArray::try_leap(uint64_t k) {
@@ -1093,7 +1088,7 @@ void AdexArray::advance_to(uint64_t t_ps, const std::function<void(uint32_t, uin
             }
         }
         if (leaps_possible() && leap_check_due()) {
-            const uint64_t free = free_steps(step, target);
+            const uint64_t free = free_steps(step, std::min<uint64_t>(target - step, kMaxLeap));
             if (free >= 2) {
                 if (const uint64_t k = try_leap(free)) {
                     m_leap_backoff = 1;

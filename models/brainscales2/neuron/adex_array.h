@@ -165,7 +165,7 @@ private:
     bool leaps_possible();
     void update_leap_coefficients();
     bool bounded(bool hold_counts, double* held_min) const;
-    uint64_t free_steps(uint64_t step, uint64_t target) const;
+    uint64_t free_steps(uint64_t step, uint64_t limit) const;
     uint64_t try_leap(uint64_t k);
 
     AdexParams m_p;
