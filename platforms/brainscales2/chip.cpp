@@ -65,10 +65,11 @@ Chip::Chip(sc_core::sc_module_name name, const ChipParams& p, uint64_t seed)
         m_drivers[h]->bind_rows([syn](uint32_t row, uint32_t label, double eff, bool inh,
                                       uint64_t t) { syn->row_event(row, label, eff, inh, t); });
         const uint32_t base = h * BSS2_COLUMNS;
-        syn->bind_synapse([this, base](uint32_t col, bool inh, double amount, uint64_t t) {
-            if (m_tap) m_tap(base + col, inh, amount, t);
+        syn->bind_synapse([this, base](const SynapticInput* in, size_t n, bool inh, uint64_t t) {
+            if (m_tap)
+                for (size_t k = 0; k < n; ++k) m_tap(base + in[k].column, inh, in[k].amount, t);
             catch_up();
-            m_neurons.add_input(base + col, inh, amount, t);
+            m_neurons.add_inputs(base, in, n, inh, t);
             if (t < m_wake_at_ps) m_input.notify(sc_core::SC_ZERO_TIME);
         });
     }
@@ -278,6 +279,8 @@ void Chip::write_summary(trace::Sink& sink) {
     sink.counter(c, "neuron_spikes", "1", static_cast<double>(m_chip_spikes));
     sink.counter(c, "neuron_steps", "1", static_cast<double>(m_neurons.steps()));
     sink.counter(c, "neuron_updates", "1", static_cast<double>(m_neurons.neuron_updates()));
+    sink.counter(c, "neuron_leaps", "1", static_cast<double>(m_neurons.leaps()));
+    sink.counter(c, "neuron_leap_steps", "1", static_cast<double>(m_neurons.leap_steps()));
     sink.counter(c, "synaptic_inputs", "1", static_cast<double>(m_neurons.inputs()));
     m_backends->write_summary(sink, sink.component(m_backends->name()));
     m_l2->write_summary(sink, sink.component(m_l2->name()));

@@ -151,7 +151,11 @@ int run_bench(bool quick, bench::SpeedFigures& fig, std::ostream& out, std::ostr
             << " s, of which compile/config/read-back " << base << " s); " << std::setprecision(1)
             << static_cast<double>(sum.synaptic_events) / 1e6 << " M synaptic events, "
             << static_cast<double>(sum.synaptic_events) / per_ms / 1e6
-            << " M synaptic events per wall second; " << sum.chip_spikes << " neuron spikes\n";
+            << " M synaptic events per wall second; " << sum.chip_spikes << " neuron spikes; "
+            << std::setprecision(0)
+            << 100.0 * static_cast<double>(sum.neuron_leap_steps) /
+                   static_cast<double>(std::max<uint64_t>(1, sum.neuron_steps))
+            << " % of the integration steps in leaps\n";
     }
     if (bench_hagen(dir, quick, out, err) != 0) {
         fs::remove_all(dir);

@@ -304,6 +304,8 @@ void Bss2Host::decode_outputs(run::RunContext& ctx) {
             w.append(t_rates, &rec);
         }
     sum.chip_spikes = m_chip->chip_spikes();
+    sum.neuron_steps = m_chip->neurons().steps();
+    sum.neuron_leap_steps = m_chip->neurons().leap_steps();
     sum.late_waits = m_chip->fpga().counters().late_waits;
     for (uint32_t h = 0; h < BSS2_HEMISPHERES; ++h) {
         for (uint32_t b = 0; b < BSS2_PADI_PER_HEMI; ++b)

@@ -235,7 +235,8 @@ enum Field : size_t {
     kIOff,
     kUMin,
     kUMax,
-    kR,  // 1 / leak conductance (MOhm; 0 in padding lanes): the leap bounds
+    kR,         // 1 / leak conductance (MOhm; 0 in padding lanes): the leap horizon
+    kTauSteps,  // membrane time constant in steps (0 in padding lanes): the leap horizon
     kFields
 };
 
@@ -485,35 +486,42 @@ NMSIM_INLINE double linear_kernel_body(double* pk, double* flag, size_t s, size_
     return r;
 }
 
-// The leap bound (AdexArray::bounded) over all lanes, vectorised: returns the largest score,
-// < 0 when every lane's membrane range lies below its threshold (by 1e-9 mV) and inside the
-// rails (a range touching a rail counts as outside: no leap, which is always exact). Held lanes
-// are left out when `skip_held` (their smallest hold in *held_min).
+// The leap horizon (AdexArray::horizon) over all lanes, vectorised: the fewest steps any lane
+// can be integrated before its membrane could reach its threshold (less 1e-9 mV) or a rail, +inf
+// if none can. Without inputs a linear neuron's synaptic currents only decay, so tau du/dt lies
+// between D_lo - u and D_hi - u with D_hi = R (I_exc + I_offset) and D_lo = R (I_offset - I_inh):
+// u stays below D_hi + (u0 - D_hi) exp(-t / tau) and cannot reach a ceiling c > u0 before
+// tau ln((D_hi - u0) / (D_hi - c)) >= tau (c - u0) / (D_hi - u0) (ln x >= 1 - 1/x), nor at all when
+// D_hi < c; the same for the lower rail. Held lanes are left out when `skip_held` (their smallest
+// hold in *held_min), else bounded from their held value (which also bounds them after release).
 template <int N>
-NMSIM_INLINE double bound_body(const double* pk, size_t s, size_t n, bool skip_held,
-                               double* held_min) {
+NMSIM_INLINE double horizon_body(const double* pk, size_t s, size_t n, bool skip_held,
+                                 double* held_min) {
     using V = typename Vec<N>::V;
     using M = typename Vec<N>::M;
     auto f = [pk, s](size_t i) { return pk + i * s; };
     const double *const u = f(kU), *const ie = f(kIe), *const ii = f(kIi), *const ref = f(kRef),
                         *const r = f(kR), *const ioff = f(kIOff), *const uth = f(kUTh),
-                        *const umin = f(kUMin), *const umax = f(kUMax);
+                        *const umin = f(kUMin), *const umax = f(kUMax), *const tau = f(kTauSteps);
     const V zero = V{}, inf = V{} + std::numeric_limits<double>::infinity();
-    V worst = V{} - 1.0, hold = inf;
+    V fewest = inf, hold = inf;
     for (size_t k = 0; k < n; k += N) {
-        const V uu = ld<V>(u + k), rr = ld<V>(r + k), off = ld<V>(ioff + k);
-        const V hi = vmax(uu, rr * (ld<V>(ie + k) + vmax(off, zero)));
-        const V lo = vmin(uu, rr * (vmin(off, zero) - ld<V>(ii + k)));
-        const V score = vmax(vmax(hi - (ld<V>(uth + k) - 1e-9), hi - ld<V>(umax + k) + 1e-300),
-                             ld<V>(umin + k) - lo);
+        const V uu = ld<V>(u + k), rr = ld<V>(r + k), off = ld<V>(ioff + k), ts = ld<V>(tau + k);
+        const V up = vmin(ld<V>(uth + k), ld<V>(umax + k)) - 1e-9 - uu;
+        const V rise = rr * (ld<V>(ie + k) + off) - uu;
+        const V down = uu - (ld<V>(umin + k) + 1e-9);
+        const V fall = uu - rr * (off - ld<V>(ii + k));
+        const V k_up = up <= zero ? zero : (rise > up ? ts * up / rise : inf);
+        const V k_down = down <= zero ? zero : (fall > down ? ts * down / fall : inf);
+        const V steps = vmin(k_up, k_down);
         const V rf = ld<V>(ref + k);
         const M held = 0.0 < rf;
-        worst = vmax(worst, skip_held ? (held ? V{} - 1.0 : score) : score);
+        fewest = vmin(fewest, skip_held ? (held ? inf : steps) : steps);
         hold = vmin(hold, held ? rf : inf);
     }
-    double w = -1.0, h = std::numeric_limits<double>::infinity();
+    double w = std::numeric_limits<double>::infinity(), h = w;
     for (int l = 0; l < N; ++l) {
-        w = std::max(w, worst[l]);
+        w = std::min(w, fewest[l]);
         h = std::min(h, hold[l]);
     }
     if (skip_held) *held_min = std::min(*held_min, h);
@@ -558,18 +566,18 @@ __attribute__((target("avx512f"), optimize("fp-contract=off"))) void leap_8(doub
 }
 #endif
 
-using BoundFn = double (*)(const double*, size_t, size_t, bool, double*);
-double bound_2(const double* pk, size_t s, size_t n, bool skip, double* held) {
-    return bound_body<2>(pk, s, n, skip, held);
+using HorizonFn = double (*)(const double*, size_t, size_t, bool, double*);
+double horizon_2(const double* pk, size_t s, size_t n, bool skip, double* held) {
+    return horizon_body<2>(pk, s, n, skip, held);
 }
 #if NMSIM_ADEX_X86
-__attribute__((target("avx2"))) double bound_4(const double* pk, size_t s, size_t n, bool skip,
-                                               double* held) {
-    return bound_body<4>(pk, s, n, skip, held);
+__attribute__((target("avx2"))) double horizon_4(const double* pk, size_t s, size_t n, bool skip,
+                                                 double* held) {
+    return horizon_body<4>(pk, s, n, skip, held);
 }
-__attribute__((target("avx512f"))) double bound_8(const double* pk, size_t s, size_t n, bool skip,
-                                                  double* held) {
-    return bound_body<8>(pk, s, n, skip, held);
+__attribute__((target("avx512f"))) double horizon_8(const double* pk, size_t s, size_t n, bool skip,
+                                                    double* held) {
+    return horizon_body<8>(pk, s, n, skip, held);
 }
 #endif
 
@@ -641,7 +649,7 @@ AdexArray::AdexArray(size_t n, const AdexParams& p, uint64_t seed)
     m_h = static_cast<double>(m_dt_ps) * 1e-6;
     m_kernel = widest<KernelFn>(NMSIM_ADEX_WIDTHS(step_kernel));
     m_linear_kernel = widest<KernelFn>(NMSIM_ADEX_WIDTHS(linear_kernel));
-    m_bound = widest<BoundFn>(NMSIM_ADEX_WIDTHS(bound));
+    m_horizon = widest<HorizonFn>(NMSIM_ADEX_WIDTHS(horizon));
     m_leap = widest<LeapFn>(NMSIM_ADEX_WIDTHS(leap));
     m_step_spikes.reserve(n);
     m_enabled.reserve(n);
@@ -788,6 +796,7 @@ void AdexArray::pack(size_t k, const Coeffs& c) {
     field(kUMin)[k] = c.u_min;
     field(kUMax)[k] = c.u_max;
     field(kR)[k] = c.g_l > 0 ? 1.0 / c.g_l : 0.0;
+    field(kTauSteps)[k] = c.g_l > 0 ? 1.0 / (c.g_l * c.inv_c * m_h) : 0.0;
 }
 
 void AdexArray::repack() {
@@ -857,25 +866,50 @@ double AdexArray::w(size_t i) const {
     return m_pos[i] == kNone ? 0.0 : field(kW)[m_pos[i]];
 }
 
+// Inputs at one time come in rows of events: one division per time, not per input.
+uint64_t AdexArray::input_step(uint64_t t_ps) {
+    if (t_ps != m_last_input_ps) {
+        m_last_input_ps = t_ps;
+        m_last_input_step = t_ps / m_dt_ps + (t_ps % m_dt_ps != 0 ? 1 : 0);
+    }
+    return std::max(m_last_input_step, m_step);
+}
+
+std::vector<AdexArray::Event>& AdexArray::input_slot(uint64_t step) {
+    if (step - m_step < kRing) {
+        const uint64_t slot = step % kRing;
+        m_ring_busy[slot / 64] |= uint64_t{1} << (slot % 64);
+        return m_ring[slot];
+    }
+    m_far_min = std::min(m_far_min, step);
+    return m_far;
+}
+
 void AdexArray::add_input(size_t i, bool inhibitory, double amount, uint64_t t_ps) {
     if (i >= m_cfg.size())
         throw std::invalid_argument("AdexArray::add_input: neuron index out of range");
     ++m_inputs;
     if (!m_input_on[i]) return;
-    // An event reaches a whole row of neurons at one time: one division per time, not per input.
-    if (t_ps != m_last_input_ps) {
-        m_last_input_ps = t_ps;
-        m_last_input_step = t_ps / m_dt_ps + (t_ps % m_dt_ps != 0 ? 1 : 0);
-    }
-    const uint64_t step = std::max(m_last_input_step, m_step);
+    const uint64_t step = input_step(t_ps);
     // Integrator neurons take the signed membrane change (mV), others the current jump (nA).
     const double value = amount * m_input_gain[2 * i + (inhibitory ? 1 : 0)];
-    const Event ev{static_cast<uint32_t>(i), inhibitory ? 1u : 0u, value, step};
-    if (step - m_step < kRing) {
-        m_ring[step % kRing].push_back(ev);
-    } else {
-        m_far.push_back(ev);
-        m_far_min = std::min(m_far_min, step);
+    input_slot(step).push_back({static_cast<uint32_t>(i), inhibitory ? 1u : 0u, value, step});
+}
+
+void AdexArray::add_inputs(size_t first, const SynapticInput* in, size_t n, bool inhibitory,
+                           uint64_t t_ps) {
+    if (n == 0) return;
+    m_inputs += n;
+    const uint64_t step = input_step(t_ps);
+    std::vector<Event>& slot = input_slot(step);
+    const uint32_t inh = inhibitory ? 1u : 0u;
+    for (size_t k = 0; k < n; ++k) {
+        const size_t i = first + in[k].column;
+        if (i >= m_cfg.size())
+            throw std::invalid_argument("AdexArray::add_inputs: neuron index out of range");
+        if (!m_input_on[i]) continue;
+        slot.push_back(
+            {static_cast<uint32_t>(i), inh, in[k].amount * m_input_gain[2 * i + inh], step});
     }
 }
 
@@ -886,7 +920,9 @@ void AdexArray::apply_events(uint64_t step) {
         for (size_t k = 0; k < m_far.size(); ++k) {
             const Event& ev = m_far[k];
             if (ev.step < step + kRing) {
-                m_ring[std::max(ev.step, step) % kRing].push_back(ev);
+                const uint64_t slot = std::max(ev.step, step) % kRing;
+                m_ring_busy[slot / 64] |= uint64_t{1} << (slot % 64);
+                m_ring[slot].push_back(ev);
             } else {
                 next_min = std::min(next_min, ev.step);
                 m_far[keep++] = ev;
@@ -908,6 +944,7 @@ void AdexArray::apply_events(uint64_t step) {
         (ev.inhibitory ? ii : ie)[k] += ev.current;
     }
     slot.clear();
+    m_ring_busy[(step % kRing) / 64] &= ~(uint64_t{1} << (step % 64));
 }
 
 // Exact recomputation of flagged lanes, then the threshold crossings: reset, adaptation jump,
@@ -1018,44 +1055,50 @@ void AdexArray::update_leap_coefficients() {
 // (<= kRing, the ring's horizon).
 uint64_t AdexArray::free_steps(uint64_t step, uint64_t limit) const {
     if (m_far_min != UINT64_MAX) limit = std::min(limit, m_far_min - step);
-    for (uint64_t j = 1; j < limit; ++j)
-        if (!m_ring[(step + j) % kRing].empty()) return j;
+    // The first busy ring slot after `step`, a word of slots at a time (the ring wraps).
+    uint64_t j = 1;
+    while (j < limit) {
+        const uint64_t slot = (step + j) % kRing;
+        const uint64_t bits = m_ring_busy[slot / 64] >> (slot % 64);
+        if (bits != 0)
+            return std::min<uint64_t>(limit, j + static_cast<uint64_t>(__builtin_ctzll(bits)));
+        j += 64 - slot % 64;
+    }
     return limit;
 }
 
-// Tries to take the next `k` steps (no inputs among them) as one update. A linear neuron's
-// membrane stays between min(u, R (min(I_offset, 0) - I_inh)) and max(u, R (I_exc +
-// max(I_offset, 0))) while its synaptic currents only decay, so when that range lies below the
-// threshold and inside the rails for every neuron not held refractory, no step of the k can
-// spike or clamp, and the k-step propagator gives what k single steps give (to round-off).
-// Refractory neurons must stay held through all k steps. Returns the steps taken (0: none).
-// Whether every neuron's membrane range lies below its threshold and inside the rails (see
-// try_leap). Refractory neurons are skipped when `hold_counts` is false (their smallest remaining
-// hold in *held_min), else checked from their held value, which also bounds them after release.
-bool AdexArray::bounded(bool hold_counts, double* held_min) const {
+// The steps every neuron can be integrated without inputs before one could reach its threshold
+// or a rail (horizon_body), at least 0. Refractory neurons are left out when `hold_counts` is false
+// (their smallest remaining hold in *held_min), else bounded from their held value.
+double AdexArray::horizon(bool hold_counts, double* held_min) const {
     double held = std::numeric_limits<double>::infinity();
-    const bool ok = m_bound(m_pk.data(), m_stride, m_stride, !hold_counts, &held) < 0.0;
+    const double steps = m_horizon(m_pk.data(), m_stride, m_stride, !hold_counts, &held);
     if (!hold_counts) *held_min = std::min(*held_min, held);
-    return ok;
+    return steps;
 }
 
 uint64_t AdexArray::quiet_steps(uint64_t max) {
     if (max < 2 || !leaps_possible() || !m_ring[m_step % kRing].empty() || m_far_min <= m_step ||
         !leap_check_due())
         return 1;
-    if (!bounded(true, nullptr)) {
+    const double safe = std::min(horizon(true, nullptr), static_cast<double>(max));
+    if (safe < 2.0) {
         leap_check_failed();
         return 1;
     }
     m_leap_backoff = 1;
-    return free_steps(m_step, std::min<uint64_t>(max, kRing));
+    return free_steps(m_step, std::min<uint64_t>(static_cast<uint64_t>(safe), kRing));
 }
 
+// Tries to take the next `k` steps (no inputs among them) as one update: as many of them as the
+// horizon allows, so that no step of them could have spiked or clamped and the K-step propagator
+// gives what K single steps give (to round-off). Refractory neurons must stay held through all K
+// steps. Returns the steps taken (0: none).
 uint64_t AdexArray::try_leap(uint64_t k) {
     double held_min = static_cast<double>(k);
-    if (!bounded(false, &held_min)) return 0;
-    k = std::min(k, static_cast<uint64_t>(held_min));
-    if (k < 2) return 0;
+    const double safe = std::min(horizon(false, &held_min), held_min);
+    if (safe < 2.0) return 0;
+    k = static_cast<uint64_t>(safe);
     update_leap_coefficients();
     m_leap(m_pk.data(), m_lk.data() + k * kLeapFields * m_stride, m_stride, m_stride,
            static_cast<double>(k));

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "models/brainscales2/neuron/synaptic_input.h"
 #include "models/common/param.h"
 
 namespace nmsim::bss2 {
@@ -101,6 +102,10 @@ public:
     // or w_inh, nA) is applied at the first step boundary >= t_ps (events in the past at the
     // next step to integrate). O(1) amortised. Inputs to disabled neurons are dropped.
     void add_input(size_t i, bool inhibitory, double amount, uint64_t t_ps);
+    // The inputs of one row event: add_input(first + in[k].column, inhibitory, in[k].amount,
+    // t_ps) for k < n, with one time conversion and one queue slot for all of them.
+    void add_inputs(size_t first, const SynapticInput* in, size_t n, bool inhibitory,
+                    uint64_t t_ps);
 
     // Integrates all enabled neurons from now_ps() to t_ps (rounded down to whole steps) and
     // calls on_spike(neuron, t_spike_ps) for every threshold crossing of a neuron with
@@ -108,10 +113,11 @@ public:
     // add_input (times before the end of the current step land on the next step).
     void advance_to(uint64_t t_ps, const std::function<void(uint32_t, uint64_t)>& on_spike);
     // Steps (1..max) the array can be integrated from now_ps() with the inputs queued so far
-    // without any neuron spiking or reaching a rail: up to the next queued input when every
-    // neuron is linear and bounded below its threshold (docs/bss2_neuron.md, "Leaps"); 1
-    // otherwise. A caller that integrates that far ahead in one go must bring the array up to
-    // date (advance_to) before it adds an input, reconfigures or reads a neuron.
+    // without any neuron spiking or reaching a rail: when every neuron is linear, up to the next
+    // queued input or the leap horizon, the fewest steps in which a neuron could reach its
+    // threshold (docs/bss2_neuron.md, "Leaps"), whichever is first; 1 otherwise. A caller that
+    // integrates that far ahead in one go must bring the array up to date (advance_to) before it
+    // adds an input, reconfigures or reads a neuron.
     uint64_t quiet_steps(uint64_t max);
     uint64_t now_ps() const { return m_step * m_dt_ps; }
     bool in_advance() const { return m_in_advance; }  // inside advance_to (a spike callback)
@@ -123,9 +129,9 @@ public:
     uint64_t steps() const { return m_steps; }                    // integration steps done
     uint64_t neuron_updates() const { return m_neuron_updates; }  // enabled neuron x steps
     uint64_t leaps() const { return m_leaps; }  // multi-step updates (docs/bss2_neuron.md)
-    uint64_t leap_steps() const { return m_leap_steps; }          // steps done by them
-    uint64_t spikes() const { return m_spikes; }                  // threshold crossings
-    uint64_t inputs() const { return m_inputs; }                  // add_input calls
+    uint64_t leap_steps() const { return m_leap_steps; }  // steps done by them
+    uint64_t spikes() const { return m_spikes; }          // threshold crossings
+    uint64_t inputs() const { return m_inputs; }          // add_input calls
 
 private:
     struct Event {
@@ -164,7 +170,7 @@ private:
     void leap_coefficients(size_t k, const std::array<double, 25>& one_step);
     bool leaps_possible();
     void update_leap_coefficients();
-    bool bounded(bool hold_counts, double* held_min) const;
+    double horizon(bool hold_counts, double* held_min) const;
     uint64_t free_steps(uint64_t step, uint64_t limit) const;
     uint64_t try_leap(uint64_t k);
 
@@ -183,6 +189,8 @@ private:
     std::vector<double> m_input_gain;
     std::vector<uint8_t> m_input_on;
     uint64_t m_last_input_ps = UINT64_MAX, m_last_input_step = 0;  // add_input's last time
+    uint64_t input_step(uint64_t t_ps);             // the step an input at t_ps is applied at
+    std::vector<Event>& input_slot(uint64_t step);  // where inputs for that step are queued
 
     // Enabled neurons are packed (ascending index order) into a structure of arrays: field f of
     // packed neuron k at m_pk[f * m_stride + k], m_stride a multiple of 8 plus 8 (padding lanes
@@ -197,7 +205,7 @@ private:
     std::vector<std::array<double, 25>> m_step_matrix;
     std::vector<uint8_t> m_leap_stale;
     std::vector<double> m_lk;
-    int m_leaps_possible = -1;  // cached leaps_possible(); -1 = to be recomputed
+    int m_leaps_possible = -1;              // cached leaps_possible(); -1 = to be recomputed
     bool m_leap_coefficients_stale = true;  // some m_leap_stale entry is set
     // After a failed bound check the next check waits m_leap_backoff steps (doubling up to 64):
     // a neuron held near threshold would otherwise cost a check at every step.
@@ -211,18 +219,20 @@ private:
     double (*m_kernel)(double*, double*, size_t, size_t, double) = nullptr;
     // The same for an array of linear neurons only (leaps_possible()): no exponential current.
     double (*m_linear_kernel)(double*, double*, size_t, size_t, double) = nullptr;
-    // The leap bound (fields, stride, lanes, skip held, held min) and the leap (fields, the
+    // The leap horizon (fields, stride, lanes, skip held, held min) and the leap (fields, the
     // level's coefficients, stride, lanes, steps), of the same width.
-    double (*m_bound)(const double*, size_t, size_t, bool, double*) = nullptr;
+    double (*m_horizon)(const double*, size_t, size_t, bool, double*) = nullptr;
     void (*m_leap)(double*, const double*, size_t, size_t, double) = nullptr;
     // Kernel output per packed lane k: [k] >= 0 recompute exactly, [stride + k] >= 0 spike,
     // [2 stride + k / 8] the largest of both over a block of 8 lanes.
     std::vector<double> m_flags;
     size_t m_stride = 0;
 
-    // Input ring indexed by step (horizon kRing steps) plus an unsorted overflow for later events.
+    // Input ring indexed by step (horizon kRing steps) plus an unsorted overflow for later events;
+    // a bit per ring slot says whether it holds events (free_steps finds the next one by words).
     static constexpr uint64_t kRing = 4096;
     std::vector<std::vector<Event>> m_ring;
+    std::array<uint64_t, kRing / 64> m_ring_busy{};
     std::vector<Event> m_far;
     uint64_t m_far_min = UINT64_MAX;
 

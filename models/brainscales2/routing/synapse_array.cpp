@@ -108,10 +108,12 @@ void SynapseArray::row_event(uint32_t row, uint32_t label6, double efficacy, boo
         return;
     }
     const uint64_t t_out = t_ps + static_cast<uint64_t>(m_params.latency.ps);
+    if (begin == end) return;
     const Entry* e = idx.entries.data();
-    for (uint32_t i = begin; i < end; ++i) {
-        m_sink(e[i].col, inhibitory, static_cast<double>(e[i].weight) * efficacy, t_out);
-    }
+    m_batch.clear();
+    for (uint32_t i = begin; i < end; ++i)
+        m_batch.push_back({e[i].col, static_cast<double>(e[i].weight) * efficacy});
+    m_sink(m_batch.data(), m_batch.size(), inhibitory, t_out);
 }
 
 void SynapseArray::write_summary(nmsim::trace::Sink& sink, nmsim::trace::ComponentId c) const {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "models/brainscales2/neuron/synaptic_input.h"
 #include "models/common/param.h"
 #include "nmsim/hw/brainscales2/bss2_map.h"
 #include "nmsim/trace/sink.h"
@@ -37,8 +38,9 @@ struct SynapseArrayParams {
 
 class SynapseArray : public sc_core::sc_module {
 public:
+    // The synaptic inputs of one row event, all at t_ps (n >= 1).
     using SynapseSink =
-        std::function<void(uint32_t col, bool inhibitory, double amount, uint64_t t_ps)>;
+        std::function<void(const SynapticInput* inputs, size_t n, bool inhibitory, uint64_t t_ps)>;
 
     SynapseArray(sc_core::sc_module_name name, uint32_t hemi,
                  const SynapseArrayParams& params = SynapseArrayParams{});
@@ -77,6 +79,7 @@ private:
     std::vector<uint16_t> m_words;  // as written: weight | label << 6
     std::vector<RowIndex> m_index;
     SynapseSink m_sink;
+    std::vector<SynapticInput> m_batch;  // row_event's inputs, reused
     uint64_t m_row_events = 0, m_synaptic_events = 0, m_malformed = 0, m_unbound = 0;
     uint64_t m_rebuilds = 0;
 };

@@ -16,6 +16,7 @@ namespace {
 using nmsim::bss2::AdexArray;
 using nmsim::bss2::AdexParams;
 using nmsim::bss2::NeuronConfig;
+using nmsim::bss2::SynapticInput;
 
 constexpr uint64_t kUs = 1000000;  // ps per us
 constexpr uint64_t kDt = 10000;    // default step, ps
@@ -633,6 +634,7 @@ TEST(AdexArray, LeapsGiveWhatSingleStepsGive) {
         for (size_t i = 0; i < 24; ++i) {
             NeuronConfig c = lif();
             c.i_offset = i % 3 == 0 ? 5.0 : -2.0;
+            if (i % 8 == 1) c.i_offset = 30.0;  // fires on its own (leaps up to the crossings)
             c.t_ref = i % 2 ? 2.0 : 0.0;
             a.configure(i, c);
         }
@@ -677,15 +679,79 @@ TEST(AdexArray, QuietStepsReachTheNextInputOnlyWhileNoNeuronCanSpike) {
     // 30 x 0.3 nA into R = 10 us / 2.2 pF = 4.5 MOhm could lift it 41 mV: below 100 mV to
     // threshold.
     EXPECT_EQ(a.quiet_steps(1000), 1000u);
-    NeuronConfig strong = lif();
-    strong.i_offset = 30;  // R I = 136 mV: the bound reaches the threshold
-    a.configure(0, strong);
-    EXPECT_EQ(a.quiet_steps(1000), 1u);
+    // The next input found across words of the ring's occupancy bits and across its wrap-around
+    // (4096 steps).
+    a.advance_to(4000 * kDt, nullptr);
+    a.add_input(0, false, 1, 4130 * kDt);
+    a.add_input(1, true, 1, 4200 * kDt);
+    EXPECT_EQ(a.quiet_steps(1000), 130u);
+    a.advance_to(4131 * kDt, nullptr);
+    EXPECT_EQ(a.quiet_steps(1000), 69u);
+    a.add_input(1, true, 1, 9000 * kDt);  // beyond the ring
+    a.advance_to(4201 * kDt, nullptr);
+    EXPECT_EQ(a.quiet_steps(10000), 4096u);  // the ring's horizon
     NeuronConfig adex = lif();
     adex.exponential = true;
     adex.v_exp = 380;
     a.configure(0, adex);
     EXPECT_EQ(a.quiet_steps(1000), 1u);
+}
+
+// add_inputs (a row event's inputs) queues what add_input would, one by one: the same membranes
+// afterwards, inputs to disabled neurons dropped, and an index beyond the array rejected.
+TEST(AdexArray, RowInputsEqualSingleInputs) {
+    auto run = [](bool rows) {
+        AdexArray a(8, AdexParams{}, 4);
+        for (size_t i = 0; i < 8; ++i)
+            if (i != 5) a.configure(i, lif());
+        const SynapticInput row[] = {{1, 10.0}, {2, 20.0}, {5, 30.0}, {6, 40.0}};
+        for (uint64_t t : {3 * kDt + 1, 40 * kDt, 40 * kDt, 700 * kDt}) {
+            if (rows) {
+                a.add_inputs(1, row, 4, t == 40 * kDt, t);
+            } else {
+                for (const SynapticInput& s : row)
+                    a.add_input(1 + s.column, t == 40 * kDt, s.amount, t);
+            }
+        }
+        a.advance_to(1000 * kDt, nullptr);
+        std::vector<double> v;
+        for (size_t i = 0; i < 8; ++i) v.push_back(a.v(i));
+        EXPECT_EQ(a.inputs(), 16u);
+        return v;
+    };
+    EXPECT_EQ(run(true), run(false));
+    AdexArray a(8, AdexParams{}, 4);
+    const SynapticInput beyond[] = {{0, 1.0}, {7, 1.0}};
+    EXPECT_THROW(a.add_inputs(1, beyond, 2, false, 0), std::invalid_argument);
+}
+
+// A neuron driven above its threshold limits quiet_steps to its horizon, a lower bound of the
+// time it needs to reach the threshold: long while it is far, shrinking on the way, single steps
+// at the end. Whoever sleeps that long never misses the crossing.
+TEST(AdexArray, QuietStepsShrinkTowardsACrossing) {
+    AdexArray a(2, quiet(), 1);
+    a.configure(1, lif());
+    NeuronConfig strong = lif();
+    strong.i_offset = 30;    // R I = 136.4 mV from v_leak, threshold 100 mV above it: crosses at
+    a.configure(0, strong);  // tau ln(136.4 / 36.4) = 1321.8 steps
+    const uint64_t first = a.quiet_steps(5000);
+    EXPECT_GE(first, 700u);  // tau * 100 / 136.4 = 733
+    EXPECT_LT(first, 1322u);
+    std::vector<uint64_t> spikes;
+    uint64_t wakeups = 0, single = 0;
+    while (spikes.empty() && a.now_ps() < 2000 * kDt) {
+        const uint64_t q = a.quiet_steps(5000);
+        ++wakeups;
+        single += q == 1;
+        a.advance_to(a.now_ps() + q * kDt, [&](uint32_t, uint64_t t) {
+            EXPECT_EQ(q, 1u);  // a crossing only where single steps were asked for
+            spikes.push_back(t);
+        });
+    }
+    ASSERT_EQ(spikes.size(), 1u);
+    EXPECT_NEAR(static_cast<double>(spikes[0]), 1321.8 * kDt, kDt);
+    EXPECT_LT(wakeups, 60u);
+    EXPECT_GE(single, 1u);
 }
 
 }  // namespace

@@ -53,8 +53,8 @@ protected:
             s->row_event(row, label, eff, inh, t);
         });
         AdexArray* a = adex.get();
-        syn->bind_synapse([a](uint32_t col, bool inh, double amount, uint64_t t) {
-            a->add_input(col, inh, amount, t);
+        syn->bind_synapse([a](const SynapticInput* in, size_t n, bool inh, uint64_t t) {
+            a->add_inputs(0, in, n, inh, t);
         });
         // Drivers 0..127: hagen mode, all five row-select bits compared, rows {inh, exc}.
         for (uint32_t d = 0; d < kInputs; ++d) {

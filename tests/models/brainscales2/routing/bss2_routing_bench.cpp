@@ -41,7 +41,9 @@ int sc_main(int argc, char** argv) {
     drv.bind_rows([&syn](uint32_t row, uint32_t label, double eff, bool inh, uint64_t t) {
         syn.row_event(row, label, eff, inh, t);
     });
-    syn.bind_synapse([&acc](uint32_t col, bool, double amount, uint64_t) { acc[col] += amount; });
+    syn.bind_synapse([&acc](const SynapticInput* in, size_t n, bool, uint64_t) {
+        for (size_t k = 0; k < n; ++k) acc[in[k].column] += in[k].amount;
+    });
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
     uint64_t t_ps = 0;

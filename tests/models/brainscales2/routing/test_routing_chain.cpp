@@ -49,8 +49,9 @@ protected:
             drv[h]->bind_rows([s](uint32_t row, uint32_t label, double eff, bool inh, uint64_t t) {
                 s->row_event(row, label, eff, inh, t);
             });
-            s->bind_synapse([this, h](uint32_t col, bool inh, double amount, uint64_t t) {
-                hits.emplace_back(h, col, inh, amount, t);
+            s->bind_synapse([this, h](const SynapticInput* in, size_t n, bool inh, uint64_t t) {
+                for (size_t k = 0; k < n; ++k)
+                    hits.emplace_back(h, in[k].column, inh, in[k].amount, t);
             });
         }
     }

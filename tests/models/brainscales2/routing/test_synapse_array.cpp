@@ -13,6 +13,7 @@ namespace {
 
 using nmsim::bss2::SynapseArray;
 using nmsim::bss2::SynapseArrayParams;
+using nmsim::bss2::SynapticInput;
 using Hit = std::tuple<uint32_t, bool, double, uint64_t>;
 
 class SynapseArrayTest : public nmsim::test::SystemCTest {
@@ -28,8 +29,8 @@ TEST_F(SynapseArrayTest, RandomRowEventsMatchABruteForceScan) {
     p.latency = nmsim::Time::from_ps(250);
     SynapseArray syn("syn", 1, p);
     std::vector<Hit> got;
-    syn.bind_synapse([&](uint32_t col, bool inh, double amount, uint64_t t) {
-        got.emplace_back(col, inh, amount, t);
+    syn.bind_synapse([&](const SynapticInput* in, size_t n, bool inh, uint64_t t) {
+        for (size_t k = 0; k < n; ++k) got.emplace_back(in[k].column, inh, in[k].amount, t);
     });
     const uint32_t seed = 31337;
     std::mt19937 rng(seed);
@@ -79,7 +80,9 @@ TEST_F(SynapseArrayTest, RandomRowEventsMatchABruteForceScan) {
 TEST_F(SynapseArrayTest, ReconfiguringARowInvalidatesOnlyItsIndex) {
     SynapseArray syn("syn", 0);
     std::vector<uint32_t> cols;
-    syn.bind_synapse([&](uint32_t col, bool, double, uint64_t) { cols.push_back(col); });
+    syn.bind_synapse([&](const SynapticInput* in, size_t n, bool, uint64_t) {
+        for (size_t k = 0; k < n; ++k) cols.push_back(in[k].column);
+    });
     std::string err;
     ASSERT_TRUE(syn.write_config(10 * 256 + 4, 5 | 9u << 6, &err));
     ASSERT_TRUE(syn.write_config(10 * 256 + 200, 63 | 9u << 6, &err));
