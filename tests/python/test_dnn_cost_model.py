@@ -60,7 +60,8 @@ def random_mlp(rng, sizes):
 
 
 def random_cnn(rng, in_c, hw, convs, classes):
-    """Conv 3x3 pad 1 (+ Relu) [+ MaxPool 2x2] per entry (out_c, pool), Flatten, Gemm, softmax."""
+    """Conv 3x3 pad 1 (+ Relu) [+ MaxPool] per entry (out_c, pool), Flatten, Gemm, softmax; pool
+    is False, True (2x2, stride 2) or (kernel, stride, pad)."""
     nodes, inits, x, c, h, idx = [], {}, "input", in_c, hw, 0
     for i, (oc, pool) in enumerate(convs):
         inits[f"cw{i}"] = rng.normal(0, 1.5 / np.sqrt(9 * c), (oc, c, 3, 3))
@@ -70,9 +71,10 @@ def random_cnn(rng, in_c, hw, convs, classes):
         nodes.append(helper.make_node("Relu", [f"c{i}"], [f"r{i}"], name=f"/{idx + 1}/Relu"))
         x, c, idx = f"r{i}", oc, idx + 2
         if pool:
-            nodes.append(helper.make_node("MaxPool", [x], [f"p{i}"], kernel_shape=[2, 2],
-                                          strides=[2, 2], name=f"/{idx}/MaxPool"))
-            x, h, idx = f"p{i}", h // 2, idx + 1
+            k, s, pad = (2, 2, 0) if pool is True else pool
+            nodes.append(helper.make_node("MaxPool", [x], [f"p{i}"], kernel_shape=[k, k],
+                                          strides=[s, s], pads=[pad] * 4, name=f"/{idx}/MaxPool"))
+            x, h, idx = f"p{i}", (h + 2 * pad - k) // s + 1, idx + 1
     nodes.append(helper.make_node("Flatten", [x], ["flat"], axis=1, name=f"/{idx}/Flatten"))
     k = c * h * h
     inits["fw"] = rng.normal(0, 1.5 / np.sqrt(k), (classes, k))
@@ -146,7 +148,9 @@ def _models(dirpath):
     gen = [("mlp_a", random_mlp(rng, [200, 300, 48, 10])),
            ("mlp_b", random_mlp(rng, [100, 1000, 36])),
            ("cnn_a", random_cnn(rng, 1, 16, [(12, True), (24, True)], 10)),
-           ("cnn_b", random_cnn(rng, 2, 12, [(20, False), (6, True)], 12))]
+           ("cnn_b", random_cnn(rng, 2, 12, [(20, False), (6, True)], 12)),
+           # odd channel counts (words and single channels), a padded 3x3 window, odd maps
+           ("cnn_c", random_cnn(rng, 3, 15, [(7, (3, 2, 1)), (10, True)], 5))]
     for name, (fmodel, calib) in gen:
         model, inputs = _write_model(dirpath, name, fmodel, calib, rng)
         out.append((name, model, inputs))
@@ -212,6 +216,22 @@ def test_pinned_runs_keep_the_chosen_time(measured):
         for L in layers:
             assert L["sim_by_w"][L["workers"]] == pytest.approx(L["sim_us"], rel=0.02), \
                 (m, L["name"])
+
+
+def test_pools_and_add_are_bit_exact_at_every_worker_count(tmp_path, nmsim_binary):
+    """conv_tiny (conv, maxpool, add, avgpool, Gemm, softmax on a 6 x 6 map): every worker count
+    of every layer, each split the compiler picks for it, gives the integer reference's outputs
+    (_simulate asserts the bit-exact fraction)."""
+    model = SOURCE_DIR / "tests" / "tools" / "compiler" / "data" / "conv_tiny.onnx"
+    inputs = tmp_path / "tiny_inputs.bin"
+    np.random.default_rng(3).integers(-128, 128, (INFERENCES, 36)).astype(np.int8).tofile(inputs)
+    chosen = _explain(nmsim_binary, _scenario(tmp_path, "tiny", model, inputs))
+    counts = sorted({w for r in chosen for w in r["candidates"]})
+    assert max(counts) > 1
+    for w in counts:
+        pins = [w if w in r["candidates"] else 0 for r in chosen]
+        _simulate(nmsim_binary, _scenario(tmp_path, "tiny", model, inputs, pins),
+                  tmp_path / f"tiny_w{w}")
 
 
 if __name__ == "__main__":

@@ -148,8 +148,8 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
             p.out_w = static_cast<uint32_t>(l.out_shape[3]);
             p.m = p.out_h * p.out_w;  // <= the output's elements (graph.h limits)
             p.k = static_cast<uint32_t>(int64_t{win.kernel_h} * win.kernel_w);  // < 2^32
-            if (t.split_rows && (l.kind != LayerKind::conv2d || t.outputs != p.out_h))
-                fail(graph, what + ": a row split needs a conv2d and the output rows as outputs");
+            if (t.split_rows && t.outputs != p.out_h)
+                fail(graph, what + ": a row split needs the output rows as outputs");
             if (!t.split_rows && t.outputs != p.out_c)
                 fail(graph, what + ": tiling outputs are not the channels");
             if (l.kind == LayerKind::conv2d) {
@@ -166,7 +166,7 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
                 fail(graph, what + ": pooling changes the channel count");
             }
         } else if (t.split_rows) {
-            fail(graph, what + ": only conv2d layers can be split by output rows");
+            fail(graph, what + ": only conv2d and pool layers can be split by output rows");
         } else if (l.kind == LayerKind::softmax) {
             p.k = static_cast<uint32_t>(l.out_shape.back());
             if (uint64_t{p.k} * t.outputs != static_cast<uint64_t>(shape_elements(l.out_shape)))
@@ -352,18 +352,20 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
                 c.pad = static_cast<uint32_t>(l.window.pad_top);
             }
             if (t.split_rows) {
-                // Output rows [row0, row0 + rows), all channels; the one kernel copy.
+                // Output rows [row0, row0 + rows), all channels (conv2d: one kernel copy).
                 const uint64_t in_row = uint64_t{p.in_w} * p.in_c;
                 const uint64_t row0 = uint64_t{w} * t.tile_n;
                 const uint64_t end = std::min<uint64_t>(p.out_h, row0 + t.tile_n);
                 uint64_t in_max = 0, out_max = 0;
+                const bool conv = l.kind == LayerKind::conv2d;
                 for (uint64_t y0 = row0; y0 < end; y0 += t.part_n) {
                     const uint64_t y1 = std::min<uint64_t>(end, y0 + t.part_n);
-                    uint32_t r0 = 0, h = 0, skip = 0, rows = 0;
-                    if (!s2_dnn_conv_rows(static_cast<uint32_t>(y0), static_cast<uint32_t>(y1),
-                                          p.in_h, c.ker_h, c.stride, c.pad, &r0, &h, &skip,
-                                          &rows) ||
-                        skip + (y1 - y0) > rows)
+                    const auto u0 = static_cast<uint32_t>(y0), u1 = static_cast<uint32_t>(y1);
+                    uint32_t r0 = 0, h = 0, skip = 0, rows = u1 - u0;
+                    if (conv ? !s2_dnn_conv_rows(u0, u1, p.in_h, c.ker_h, c.stride, c.pad, &r0, &h,
+                                                 &skip, &rows) ||
+                                   skip + (y1 - y0) > rows
+                             : !s2_dnn_pool_rows(u0, u1, p.in_h, c.ker_h, c.stride, c.pad, &r0, &h))
                         fail(graph, what + ": output rows " + std::to_string(y0) + ".." +
                                         std::to_string(y1 - 1) + " read no input row");
                     in_max = std::max<uint64_t>(in_max, h * in_row);
@@ -383,21 +385,23 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
                 c.input_size = static_cast<uint32_t>(in_max);
                 c.output_addr = y.addr;
                 c.output_row_stride = p.out_c;
-                c.weight_addr = addr(p.consts);
-                c.weight_part_stride = static_cast<uint32_t>(p.weight_stride);
-                if (l.bias) {
-                    c.bias_addr = addr(p.consts + p.weight_stride);
-                    c.bias_part_stride = static_cast<uint32_t>(p.bias_stride);
-                }
-                if (w == 0)
-                    for (uint64_t col = 0; col < p.out_c; ++col) {
-                        for (uint64_t kk = 0; kk < p.k; ++kk)
-                            img.bytes[p.consts + kk * p.out_c + col] =
-                                static_cast<uint8_t>(l.weights->i8[col * p.k + wrow[kk]]);
-                        if (l.bias)
-                            put(img.bytes, p.consts + p.weight_stride + 4 * col,
-                                l.bias->i32.at(col));
+                if (conv) {  // the one kernel copy (and biases), written with worker 0
+                    c.weight_addr = addr(p.consts);
+                    c.weight_part_stride = static_cast<uint32_t>(p.weight_stride);
+                    if (l.bias) {
+                        c.bias_addr = addr(p.consts + p.weight_stride);
+                        c.bias_part_stride = static_cast<uint32_t>(p.bias_stride);
                     }
+                    if (w == 0)
+                        for (uint64_t col = 0; col < p.out_c; ++col) {
+                            for (uint64_t kk = 0; kk < p.k; ++kk)
+                                img.bytes[p.consts + kk * p.out_c + col] =
+                                    static_cast<uint8_t>(l.weights->i8[col * p.k + wrow[kk]]);
+                            if (l.bias)
+                                put(img.bytes, p.consts + p.weight_stride + 4 * col,
+                                    l.bias->i32.at(col));
+                        }
+                }
             } else if (l.kind == LayerKind::linear || l.kind == LayerKind::conv2d) {
                 c.input_addr = a.addr;
                 c.input_size = a.size;

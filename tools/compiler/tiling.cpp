@@ -82,8 +82,15 @@ Work describe(const Layer& l) {
 
 struct PartBytes {
     uint64_t weights = 0, bias = 0, input = 0, output = 0;
-    uint64_t total() const { return weights + bias + input + output; }
+    uint64_t table = 0;  // pools: the tap offsets of worker.c's pool_window
+    uint64_t total() const { return weights + bias + input + output + table; }
 };
+
+uint64_t pool_table_bytes(const Layer& l) {
+    if (l.kind != LayerKind::maxpool && l.kind != LayerKind::avgpool) return 0;
+    return s2_dnn_pool_table_bytes(static_cast<uint32_t>(l.window.kernel_h),
+                                   static_cast<uint32_t>(l.window.kernel_w));
+}
 
 PartBytes part_bytes(const Work& w, uint64_t n, const Layer& l, uint32_t align) {
     PartBytes b;
@@ -91,6 +98,12 @@ PartBytes part_bytes(const Work& w, uint64_t n, const Layer& l, uint32_t align) 
         b.weights = round_up(w.k * n, align);
         if (l.bias) b.bias = round_up(4 * n, align);
         b.input = round_up(w.in_bytes, align);
+    } else if (b.table = pool_table_bytes(l); b.table > 0 && l.in_shapes.at(0).size() == 4) {
+        // worker.c run_pool: the strided region from channel n0 of the first pixel to channel
+        // n0 + n of the last, the other workers' channels in between included.
+        const Shape& is = l.in_shapes[0];
+        b.input = round_up(
+            static_cast<uint64_t>(is[2] * is[3] - 1) * static_cast<uint64_t>(is[1]) + n, align);
     } else {
         for (uint64_t e : w.in_elems) b.input += round_up(ceil_div(e * n, w.units), align);
     }
@@ -98,49 +111,75 @@ PartBytes part_bytes(const Work& w, uint64_t n, const Layer& l, uint32_t align) 
     return b;
 }
 
-// A conv2d split by output rows (dnn_image.h, S2_DNN_FLAG_ROWS): the map and window sizes.
-struct ConvRows {
-    bool ok = false;  // conv2d with one stride and one symmetric padding (the MLA's)
+// A conv2d or pool split by output rows (dnn_image.h, S2_DNN_FLAG_ROWS): the map and window
+// sizes.
+struct MapRows {
+    bool ok = false;  // conv2d or pool with one stride and one symmetric padding (the image's)
+    bool pool = false;
     uint64_t in_h = 0, in_row = 0, out_h = 0, out_row = 0, out_w = 0, n = 0, k = 0;
     uint32_t ker_h = 0, stride = 0, pad = 0;
 };
 
-ConvRows conv_rows(const Layer& l) {
-    ConvRows c;
+MapRows map_rows(const Layer& l) {
+    MapRows c;
     const Window& win = l.window;
-    if (l.kind != LayerKind::conv2d || !l.weights || l.in_shapes.size() != 1 ||
-        l.in_shapes[0].size() != 4 || l.out_shape.size() != 4 || win.stride_h != win.stride_w ||
-        win.pad_top != win.pad_left || win.pad_top != win.pad_bottom ||
-        win.pad_top != win.pad_right || win.stride_h <= 0 || win.pad_top < 0)
+    const bool pool = l.kind == LayerKind::maxpool || l.kind == LayerKind::avgpool;
+    if ((l.kind != LayerKind::conv2d || !l.weights) && !pool) return c;
+    if (l.in_shapes.size() != 1 || l.in_shapes[0].size() != 4 || l.out_shape.size() != 4 ||
+        win.stride_h != win.stride_w || win.pad_top != win.pad_left ||
+        win.pad_top != win.pad_bottom || win.pad_top != win.pad_right || win.stride_h <= 0 ||
+        win.pad_top < 0 || (pool && l.in_shapes[0][1] != l.out_shape[1]))
         return c;
     const Shape& is = l.in_shapes[0];
     c.ok = true;
+    c.pool = pool;
     c.in_h = static_cast<uint64_t>(is[2]);
     c.in_row = static_cast<uint64_t>(is[3] * is[1]);
     c.n = static_cast<uint64_t>(l.out_shape[1]);
     c.out_h = static_cast<uint64_t>(l.out_shape[2]);
     c.out_w = static_cast<uint64_t>(l.out_shape[3]);
     c.out_row = c.out_w * c.n;
-    c.k = static_cast<uint64_t>(shape_elements(l.weights->shape)) / c.n;
+    c.k = pool ? 0 : static_cast<uint64_t>(shape_elements(l.weights->shape)) / c.n;
     c.ker_h = static_cast<uint32_t>(win.kernel_h);
     c.stride = static_cast<uint32_t>(win.stride_h);
     c.pad = static_cast<uint32_t>(win.pad_top);
     return c;
 }
 
-// One row part as the firmware runs it (s2_dnn_conv_rows).
+// One row part as the firmware runs it (s2_dnn_conv_rows, s2_dnn_pool_rows): a pool computes
+// exactly the part's rows.
 struct RowPart {
     bool ok = false;
     uint32_t r0 = 0, h = 0, skip = 0, out_rows = 0;
 };
 
-RowPart row_part(const ConvRows& c, uint64_t y0, uint64_t y1) {
+RowPart row_part(const MapRows& c, uint64_t y0, uint64_t y1) {
     RowPart p;
-    p.ok = s2_dnn_conv_rows(static_cast<uint32_t>(y0), static_cast<uint32_t>(y1),
-                            static_cast<uint32_t>(c.in_h), c.ker_h, c.stride, c.pad, &p.r0, &p.h,
-                            &p.skip, &p.out_rows) != 0 &&
+    const auto u0 = static_cast<uint32_t>(y0), u1 = static_cast<uint32_t>(y1);
+    const auto in_h = static_cast<uint32_t>(c.in_h);
+    if (c.pool) {
+        p.ok = s2_dnn_pool_rows(u0, u1, in_h, c.ker_h, c.stride, c.pad, &p.r0, &p.h) != 0;
+        p.out_rows = u1 - u0;
+        return p;
+    }
+    p.ok = s2_dnn_conv_rows(u0, u1, in_h, c.ker_h, c.stride, c.pad, &p.r0, &p.h, &p.skip,
+                            &p.out_rows) != 0 &&
            p.skip + (y1 - y0) <= p.out_rows;
     return p;
+}
+
+// The core cycles of worker.c's pool_window for `rows` output rows of out_w pixels and nc
+// channels: maxpool takes four channels per word, the rest (avgpool: all) one by one.
+double pool_cycles(const TilingTarget& x, const Layer& l, uint64_t rows, uint64_t out_w,
+                   uint64_t nc) {
+    const auto taps = static_cast<double>(int64_t{l.window.kernel_h} * l.window.kernel_w);
+    const uint64_t words = l.kind == LayerKind::maxpool ? nc / 4 : 0;
+    const double single = static_cast<double>(nc - 4 * words);
+    const double pixel =
+        x.pool_cycles_per_pixel +
+        static_cast<double>(words) * (x.pool_cycles_per_word + taps * x.pool_cycles_per_word_tap) +
+        single * (x.pool_cycles_per_channel + taps * x.pool_cycles_per_tap);
+    return static_cast<double>(rows) * static_cast<double>(out_w) * pixel;
 }
 
 }  // namespace
@@ -249,7 +288,7 @@ struct RowCandidate {
     PartBytes bytes;
 };
 
-RowCandidate rows_for(const ConvRows& c, const Layer& l, const TilingTarget& t, uint32_t workers) {
+RowCandidate rows_for(const MapRows& c, const Layer& l, const TilingTarget& t, uint32_t workers) {
     RowCandidate rc;
     const uint64_t tile = ceil_div(c.out_h, workers);
     if ((workers - 1) * tile >= c.out_h) return rc;
@@ -272,6 +311,7 @@ RowCandidate rows_for(const ConvRows& c, const Layer& l, const TilingTarget& t, 
         if (l.bias) b.bias = round_up(4 * c.n, t.align);
         b.input = round_up(in_max, t.align);
         b.output = round_up(out_max * c.out_row, t.align);
+        b.table = pool_table_bytes(l);
         if (b.total() <= t.sram_budget_bytes) {
             rc.tile = tile;
             rc.part = part;
@@ -285,7 +325,7 @@ RowCandidate rows_for(const ConvRows& c, const Layer& l, const TilingTarget& t, 
     return rc;
 }
 
-LayerTiling make_row_tiling(const Layer& layer, const ConvRows& c, const TilingTarget& t,
+LayerTiling make_row_tiling(const Layer& layer, const MapRows& c, const TilingTarget& t,
                             uint32_t workers, const RowCandidate& rc) {
     LayerTiling r;
     r.layer = layer.name;
@@ -302,7 +342,7 @@ LayerTiling make_row_tiling(const Layer& layer, const ConvRows& c, const TilingT
         for (uint64_t y0 = i * rc.tile; y0 < end; y0 += rc.part) {
             const RowPart rp = row_part(c, y0, std::min(end, y0 + rc.part));
             r.dram_bytes += rp.h * c.in_row;
-            if (i == 0)
+            if (i == 0 && !c.pool)
                 r.mla_cycles =
                     sat_add(r.mla_cycles, mla_gemm_cycles(rp.out_rows * c.out_w, c.k, c.n, t));
         }
@@ -318,14 +358,16 @@ LayerTiling make_row_tiling(const Layer& layer, const ConvRows& c, const TilingT
     m << "layer '" << layer.name << "' (" << w.desc << "): a " << min_part_n
       << "-output part needs " << min_bytes << " B of SRAM (weights " << min_pb.weights
       << " + bias " << min_pb.bias << " + input " << min_pb.input << " + output " << min_pb.output
-      << "), budget " << t.sram_budget_bytes << " B (max " << t.max_workers << " workers, "
-      << t.max_parts << " parts)";
+      << (min_pb.table ? " + tap offsets " + std::to_string(min_pb.table) : "") << "), budget "
+      << t.sram_budget_bytes << " B (max " << t.max_workers << " workers, " << t.max_parts
+      << " parts)";
     throw CompileError(m.str());
 }
 
-// The cheaper of the two splits of a conv2d (output channels, output rows) for `workers`, or the
-// channel split of any other layer; nothing if no split can use that many workers.
-std::optional<LayerTiling> best_of_modes(const Layer& layer, const Work& w, const ConvRows& cr,
+// The cheaper of the two splits of a conv2d or pool (output channels, output rows) for
+// `workers`, or the channel split of any other layer; nothing if no split can use that many
+// workers.
+std::optional<LayerTiling> best_of_modes(const Layer& layer, const Work& w, const MapRows& cr,
                                          const TilingTarget& t, uint32_t workers,
                                          uint64_t& min_bytes, uint64_t& min_part_n,
                                          PartBytes& min_pb) {
@@ -383,7 +425,6 @@ LayerCost estimate(const Layer& l, const LayerTiling& t, const TilingTarget& x) 
         }
         return p;
     };
-    const uint64_t taps = static_cast<uint64_t>(l.window.kernel_h) * l.window.kernel_w;
     const uint64_t pixels =
         l.out_shape.size() == 4 ? static_cast<uint64_t>(l.out_shape[2] * l.out_shape[3]) : 1;
     // The scheduler triggers the workers one by one; worker i starts after i + 1 triggers. The
@@ -402,19 +443,25 @@ LayerCost estimate(const Layer& l, const LayerTiling& t, const TilingTarget& x) 
             out.words += p.words;
         };
         if (t.split_rows) {
-            const ConvRows cr = conv_rows(l);
+            const MapRows cr = map_rows(l);
             c.config += x.row_config_words * x.ext_access_s;
             const uint64_t end = std::min<uint64_t>(cr.out_h, (i + 1) * t.tile_n);
-            c.dma_weights = dma(cr.k * cr.n) + (l.bias ? dma(4 * cr.n) : 0.0);
-            c.dma_transfers = l.bias ? 2 : 1;
+            if (!cr.pool) {
+                c.dma_weights = dma(cr.k * cr.n) + (l.bias ? dma(4 * cr.n) : 0.0);
+                c.dma_transfers = l.bias ? 2 : 1;
+            }
             for (uint64_t y0 = i * t.tile_n; y0 < end; y0 += t.part_n) {
                 const uint64_t y1 = std::min<uint64_t>(end, y0 + t.part_n);
                 const RowPart rp = row_part(cr, y0, y1);
                 c.dma_in += dma(rp.h * cr.in_row);
-                c.compute +=
-                    static_cast<double>(mla_gemm_cycles(rp.out_rows * cr.out_w, cr.k, cr.n, x)) *
-                    cyc;
-                c.parts += x.part_cycles * cyc;
+                if (cr.pool) {
+                    c.compute += pool_cycles(x, l, y1 - y0, cr.out_w, cr.n) * cyc;
+                } else {
+                    c.compute += static_cast<double>(
+                                     mla_gemm_cycles(rp.out_rows * cr.out_w, cr.k, cr.n, x)) *
+                                 cyc;
+                    c.parts += x.part_cycles * cyc;
+                }
                 out.s += dma((y1 - y0) * cr.out_row);
                 out.transfers += 1;
                 c.dma_transfers += 1;
@@ -448,10 +495,7 @@ LayerCost estimate(const Layer& l, const LayerTiling& t, const TilingTarget& x) 
                         static_cast<uint64_t>(l.in_shapes[0].at(2) * l.in_shapes[0].at(3));
                     c.dma_in = dma((in_px - 1) * in_c + valid);
                     c.dma_transfers = 1;
-                    c.compute = static_cast<double>(pixels * valid) *
-                                (static_cast<double>(taps) * x.pool_cycles_per_tap +
-                                 x.pool_cycles_per_output) *
-                                cyc;
+                    c.compute = pool_cycles(x, l, 1, pixels, valid) * cyc;
                     add_out(store_rows(valid, n0, n, pixels, valid));
                     break;
                 }
@@ -490,7 +534,7 @@ LayerTiling tile_layer(const Layer& layer, const TilingTarget& t) {
     const Work w = describe(layer);
     uint64_t min_bytes = std::numeric_limits<uint64_t>::max(), min_part_n = 0;
     PartBytes min_pb;
-    const ConvRows cr = conv_rows(layer);
+    const MapRows cr = map_rows(layer);
     const uint32_t max_w = static_cast<uint32_t>(
         std::min<uint64_t>(t.max_workers, std::max(w.units, cr.ok ? cr.out_h : 0)));
     std::vector<double> costs(max_w, 0.0);
@@ -537,7 +581,7 @@ LayerTiling tile_layer_with(const Layer& layer, const TilingTarget& t, uint32_t 
     const Work w = describe(layer);
     uint64_t min_bytes = std::numeric_limits<uint64_t>::max(), min_part_n = 0;
     PartBytes min_pb;
-    const ConvRows cr = conv_rows(layer);
+    const MapRows cr = map_rows(layer);
     if (workers == 0 || workers > std::max(w.units, cr.ok ? cr.out_h : 0))
         throw CompileError("layer '" + layer.name + "' (" + w.desc +
                            "): " + std::to_string(workers) + " workers asked, it has " +

@@ -36,16 +36,22 @@ struct TilingTarget {
     double ext_access_s = 425e-9;       // a core load/store off the PE (core_ext_latency + NoC)
     double noc_hops = 4;                // mean NoC path of a worker's DRAM access (calibrated)
     uint32_t worker_config_words = 35;  // words of s2_dnn_worker_t a worker loads
-    uint32_t row_config_words = 4;      // and in addition for a conv2d split by rows
+    uint32_t row_config_words = 4;      // and in addition for a conv2d or pool split by rows
     uint32_t layer_header_words = 8;    // words of s2_dnn_layer_t the scheduler loads
     // Firmware cycles (calibrated, docs/compiler.md "Cost model").
-    double layer_cycles = 0;          // scheduler per layer besides its core loads and stores
-    double trigger_cycles = 0;        // scheduler per worker: signal, collect its answer
-    double worker_cycles = 1000;      // worker per layer besides its configuration loads
-    double part_cycles = 0;           // worker per part: MLA set-up, start and interrupt
-    double store_word_cycles = 20;    // per output word stored by the core, beyond ext_access_s
-    double pool_cycles_per_tap = 42;  // core loop of maxpool/avgpool, per window element
-    double pool_cycles_per_output = 20;
+    double layer_cycles = 0;        // scheduler per layer besides its core loads and stores
+    double trigger_cycles = 0;      // scheduler per worker: signal, collect its answer
+    double worker_cycles = 1000;    // worker per layer besides its configuration loads
+    double part_cycles = 0;         // worker per part: MLA set-up, start and interrupt
+    double store_word_cycles = 20;  // per output word stored by the core, beyond ext_access_s
+    // The core loop of maxpool/avgpool (worker.c pool_window): per output pixel; per word of four
+    // channels (maxpool) and per window element of a word; per single channel (avgpool: all of
+    // them) and per window element of one.
+    double pool_cycles_per_pixel = 78;
+    double pool_cycles_per_word = 0;
+    double pool_cycles_per_word_tap = 9.7;
+    double pool_cycles_per_channel = 22;
+    double pool_cycles_per_tap = 7.4;
     double add_cycles_per_element = 20;
     double softmax_cycles_per_element = 62;
     // The workers' SETUP (global configuration loads, the worker list by DMA) still runs when
@@ -74,10 +80,10 @@ struct LayerCost {
 // The tiling of one layer. Worker i owns outputs [i*tile_n, min(N, (i+1)*tile_n)); the last
 // tiles are padded (zero weights) up to tile_n so all tiles are equal. A worker runs its tile in
 // `parts` sequential parts of at most `part_n` outputs each.
-// conv2d layers may instead be split by output rows (split_rows): every worker computes all
-// channels of its rows, so its outputs are one contiguous block of the HWC map; then `outputs`
-// is out_h, `tile_n` the rows per worker, `part_n` the rows per part, and every worker reads the
-// one copy of the whole kernel.
+// conv2d and pool layers may instead be split by output rows (split_rows): every worker computes
+// all channels of its rows, so its outputs are one contiguous block of the HWC map; then
+// `outputs` is out_h, `tile_n` the rows per worker, `part_n` the rows per part, and every worker
+// of a conv2d reads the one copy of the whole kernel.
 struct LayerTiling {
     std::string layer;
     bool split_rows = false;

@@ -68,18 +68,20 @@ def _conv(node, x, w, b=None):
 
 def _maxpool(node, x):
     at = _attrs(node)
-    if at.get("ceil_mode", 0) or any(at.get("pads", [0, 0, 0, 0])) or \
-            any(d != 1 for d in at.get("dilations", [1, 1])):
-        raise NotImplementedError(f"{node.name}: only unpadded, floor-mode, undilated MaxPool")
+    if at.get("ceil_mode", 0) or any(d != 1 for d in at.get("dilations", [1, 1])):
+        raise NotImplementedError(f"{node.name}: only floor-mode, undilated MaxPool")
     kh, kw = at["kernel_shape"]
     sh, sw = at.get("strides", [1, 1])
+    pt, pl, pb, pr = at.get("pads", [0, 0, 0, 0])
     n, c, h, w = x.shape
-    oh = (h - kh) // sh + 1
-    ow = (w - kw) // sw + 1
+    xp = np.full((n, c, h + pt + pb, w + pl + pr), -np.inf)  # padding never wins the maximum
+    xp[:, :, pt:pt + h, pl:pl + w] = x
+    oh = (h + pt + pb - kh) // sh + 1
+    ow = (w + pl + pr - kw) // sw + 1
     y = np.full((n, c, oh, ow), -np.inf)
     for i in range(kh):
         for j in range(kw):
-            y = np.maximum(y, x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw])
+            y = np.maximum(y, xp[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw])
     return y
 
 

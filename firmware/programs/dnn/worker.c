@@ -1,11 +1,12 @@
 /* DNN worker (seed 000 sec. III-C): sleeps in WFI until the scheduler signals, then runs its share
  * of one layer from the worker configuration the signal points at: DMA the input, per part DMA
  * the weights and biases, compute (MLA for linear and conv2d, the core for pools and add, the
- * core with the EXP unit for softmax), DMA the outputs to DRAM (a conv2d split by output rows:
- * per part its input rows in and its output rows, one block, out), and report through the
+ * core with the EXP unit for softmax), DMA the outputs to DRAM (a conv2d or pool split by output
+ * rows: per part its input rows in and its output rows, one block, out), and report through the
  * scheduler's completion array. Keeps one time record per layer and stores them in DRAM when the
  * scheduler sends FINISH. Protocol and layouts: nmsim/hw/spinnaker2/dnn_image.h.
  * Argument 0: the image base (the global configuration's address). */
+#include <arm_acle.h>
 #include <stddef.h>
 
 #include "dnn_fw.h"
@@ -156,41 +157,109 @@ static void run_conv_rows(s2_dnn_worker_time_t *t) {
     }
 }
 
+/* The window loop of maxpool/avgpool: output rows [y0, y1) of nc channels into y (pixel stride nc),
+ * from input rows [r0, r0 + h) at x (pixel stride px, this worker's first channel first). Each
+ * window is clamped to the rows present and the map's columns (padding taps are skipped: the
+ * maximum starts at -128, the sum at 0); its taps are a list of offsets from the window's first
+ * element, rebuilt only when the clamped shape changes (at the map's borders). maxpool takes four
+ * channels per word: SSUB8 sets the GE flag of each byte lane where the new value is >= the
+ * maximum, SEL takes those lanes from it. avgpool sums the window and requantises it by the
+ * layer's shift. `off` has room for ker_h * ker_w offsets. */
+static void pool_window(const int8_t *x, uint32_t r0, uint32_t h, uint32_t px, int8_t *y,
+                        uint32_t y0, uint32_t y1, uint32_t nc, int avg, uint32_t *off) {
+    const int32_t in_w = (int32_t)cfg.in_w, kh = (int32_t)cfg.ker_h, kw = (int32_t)cfg.ker_w;
+    const int32_t stride = (int32_t)cfg.stride, pad = (int32_t)cfg.pad;
+    const int32_t top = (int32_t)r0, bottom = (int32_t)(r0 + h);
+    const uint32_t out_w = cfg.out_w, shift = cfg.shift, row = cfg.in_w * px;
+    const uint32_t word_end = avg ? 0u : nc & ~3u;
+    uint32_t shape = 0xFFFFFFFFu, taps = 0;
+    for (uint32_t oy = y0; oy < y1; ++oy) {
+        const int32_t iy = (int32_t)oy * stride - pad;
+        const int32_t ylo = iy > top ? iy : top, yhi = iy + kh < bottom ? iy + kh : bottom;
+        const uint32_t ny = yhi > ylo ? (uint32_t)(yhi - ylo) : 0u;
+        int8_t *out = y + (oy - y0) * out_w * nc;
+        for (uint32_t ox = 0; ox < out_w; ++ox, out += nc) {
+            const int32_t ix = (int32_t)ox * stride - pad;
+            const int32_t xlo = ix > 0 ? ix : 0, xhi = ix + kw < in_w ? ix + kw : in_w;
+            const uint32_t nx = ny && xhi > xlo ? (uint32_t)(xhi - xlo) : 0u;
+            if ((ny << 16 | nx) != shape) {
+                shape = ny << 16 | nx;
+                taps = 0;
+                for (uint32_t a = 0; a < ny; ++a)
+                    for (uint32_t b = 0; b < nx; ++b) off[taps++] = a * row + b * px;
+            }
+            const int8_t *win = x + (uint32_t)(ylo - top) * row + (uint32_t)xlo * px;
+            uint32_t j = 0;
+            for (; j < word_end; j += 4u) {
+                uint32_t m = 0x80808080u;
+                const int8_t *p = win + j;
+#pragma GCC unroll 4
+                for (uint32_t t = 0; t < taps; ++t) {
+                    uint32_t v;
+                    __builtin_memcpy(&v, p + off[t], 4u);
+                    (void)__ssub8((int8x4_t)v, (int8x4_t)m);
+                    m = (uint32_t)__sel((uint8x4_t)v, (uint8x4_t)m);
+                }
+                __builtin_memcpy(out + j, &m, 4u);
+            }
+            for (; j < nc; ++j) {
+                const int8_t *p = win + j;
+                int32_t acc = 0;
+                if (avg) {
+                    for (uint32_t t = 0; t < taps; ++t) acc += p[off[t]];
+                    out[j] = sat8(requant(acc, shift));
+                } else {
+                    acc = -128;
+                    for (uint32_t t = 0; t < taps; ++t)
+                        if (p[off[t]] > acc) acc = p[off[t]];
+                    out[j] = (int8_t)acc;
+                }
+            }
+        }
+    }
+}
+
 /* maxpool/avgpool over channels n0.. of an HWC map: the strided input region in one DMA, the
- * window on the core, pixel rows out. avgpool: the window sum (padding counts as zero),
- * requantised by the layer's shift. */
+ * window loop, pixel rows out. */
 static void run_pool(s2_dnn_worker_time_t *t) {
     const uint32_t nc = cfg.n_valid;
     if (nc == 0) return;
     const uint32_t in = alloc(cfg.input_size);
     const uint32_t pixels = cfg.out_h * cfg.out_w;
     const uint32_t out = alloc(pixels * nc);
+    uint32_t *off = (uint32_t *)(uintptr_t)alloc(s2_dnn_pool_table_bytes(cfg.ker_h, cfg.ker_w));
     t->load += dma(cfg.input_addr, in, cfg.input_size);
     const uint32_t t0 = s2_cycles();
-    const int8_t *x = (const int8_t *)(uintptr_t)in;
-    int8_t *y = (int8_t *)(uintptr_t)out;
-    const int avg = cfg.type == S2_DNN_LAYER_AVGPOOL;
-    for (uint32_t oy = 0; oy < cfg.out_h; ++oy)
-        for (uint32_t ox = 0; ox < cfg.out_w; ++ox)
-            for (uint32_t j = 0; j < nc; ++j) {
-                int32_t acc = avg ? 0 : -128;
-                for (uint32_t ky = 0; ky < cfg.ker_h; ++ky) {
-                    const int32_t iy = (int32_t)(oy * cfg.stride + ky) - (int32_t)cfg.pad;
-                    if (iy < 0 || iy >= (int32_t)cfg.in_h) continue;
-                    for (uint32_t kx = 0; kx < cfg.ker_w; ++kx) {
-                        const int32_t ix = (int32_t)(ox * cfg.stride + kx) - (int32_t)cfg.pad;
-                        if (ix < 0 || ix >= (int32_t)cfg.in_w) continue;
-                        const int32_t v = x[((uint32_t)iy * cfg.in_w + (uint32_t)ix) * cfg.in_c + j];
-                        if (avg)
-                            acc += v;
-                        else if (v > acc)
-                            acc = v;
-                    }
-                }
-                y[(oy * cfg.out_w + ox) * nc + j] = avg ? sat8(requant(acc, cfg.shift)) : (int8_t)acc;
-            }
+    pool_window((const int8_t *)(uintptr_t)in, 0u, cfg.in_h, cfg.in_c, (int8_t *)(uintptr_t)out, 0u,
+                cfg.out_h, nc, cfg.type == S2_DNN_LAYER_AVGPOOL, off);
     t->compute += s2_cycles() - t0;
     store_rows(out, nc, cfg.output_addr, cfg.output_row_stride, pixels, nc);
+}
+
+/* maxpool/avgpool split by output rows (S2_DNN_FLAG_ROWS): per part the input rows its windows
+ * read (all channels, s2_dnn_pool_rows) in one DMA, the window loop, and its output rows,
+ * contiguous in the HWC map, in one DMA. */
+static void run_pool_rows(s2_dnn_worker_time_t *t) {
+    const uint32_t c = cfg.in_c, in_row = cfg.in_w * c, out_row = cfg.out_w * c;
+    const uint32_t a = alloc(cfg.input_size), o = alloc(cfg.part_rows * out_row);
+    uint32_t *off = (uint32_t *)(uintptr_t)alloc(s2_dnn_pool_table_bytes(cfg.ker_h, cfg.ker_w));
+    const int avg = cfg.type == S2_DNN_LAYER_AVGPOOL;
+    const uint32_t end = cfg.row0 + cfg.rows;
+    for (uint32_t y0 = cfg.row0; y0 < end; y0 += cfg.part_rows) {
+        const uint32_t y1 = end - y0 < cfg.part_rows ? end : y0 + cfg.part_rows;
+        uint32_t r0 = 0, h = 0;
+        if (!s2_dnn_pool_rows(y0, y1, cfg.in_h, cfg.ker_h, cfg.stride, cfg.pad, &r0, &h) ||
+            h * in_row > cfg.input_size) {
+            fail_addr = y0;
+            fail(S2_DNN_ERR_LAYER, "row part does not fit its regions (addr = first row)");
+        }
+        t->load += dma(cfg.input_addr + r0 * in_row, a, h * in_row);
+        const uint32_t t0 = s2_cycles();
+        pool_window((const int8_t *)(uintptr_t)a, r0, h, c, (int8_t *)(uintptr_t)o, y0, y1, c, avg,
+                    off);
+        t->compute += s2_cycles() - t0;
+        dma(o, cfg.output_addr + y0 * out_row, (y1 - y0) * out_row);
+    }
 }
 
 /* add: elements n0..n0+n_valid of two tensors with the same exponent. */
@@ -275,7 +344,10 @@ static void run_layer(uint32_t cfg_addr) {
             break;
         case S2_DNN_LAYER_MAXPOOL:
         case S2_DNN_LAYER_AVGPOOL:
-            run_pool(t);
+            if (cfg.flags & S2_DNN_FLAG_ROWS)
+                run_pool_rows(t);
+            else
+                run_pool(t);
             break;
         case S2_DNN_LAYER_ADD:
             run_add(t);

@@ -156,6 +156,48 @@ TEST(Tiling, Conv2dSplitByOutputRows) {
     EXPECT_EQ(r.dram_bytes, 3u * (216u + 32u) + (5u + 5u + 4u) * 30u + 512u);
 }
 
+TEST(Tiling, PoolSplitByOutputRows) {
+    // maxpool 2x2 / 2 over an 8-channel 28 x 28 map: 14 output rows of 14 pixels x 8 channels.
+    Layer l;
+    l.name = "p";
+    l.kind = LayerKind::maxpool;
+    l.inputs = {"in"};
+    l.in_shapes = {{1, 8, 28, 28}};
+    l.out_shape = {1, 8, 14, 14};
+    l.window.kernel_h = l.window.kernel_w = 2;
+    l.window.stride_h = l.window.stride_w = 2;
+    // 7 workers x 2 rows: each reads its 4 input rows (4 x 224 B) and writes 2 x 112 B.
+    const TilingTarget t = target(8, 1 << 20);
+    LayerTiling r = tile_layer_with(l, t, 7);
+    EXPECT_TRUE(r.split_rows);
+    EXPECT_EQ(r.tile_n, 2u);
+    EXPECT_EQ(r.parts, 1u);
+    EXPECT_EQ(r.bytes_per_worker, 896u + 224u + 16u);
+    EXPECT_EQ(r.dram_bytes, 7u * 896u + 14u * 112u);
+    // One input and one output DMA, no weights; the core loop over 28 pixels of two words of
+    // four channels, four taps each.
+    EXPECT_EQ(r.cost.dma_transfers, 2u);
+    EXPECT_EQ(r.cost.dma_weights, 0.0);
+    EXPECT_EQ(r.cost.word_stores, 0u);
+    const auto per_pixel = [&t](double words, double single) {
+        return (t.pool_cycles_per_pixel +
+                words * (t.pool_cycles_per_word + 4 * t.pool_cycles_per_word_tap) +
+                single * (t.pool_cycles_per_channel + 4 * t.pool_cycles_per_tap)) /
+               t.clock_hz;
+    };
+    EXPECT_NEAR(r.cost.compute, 28 * per_pixel(2, 0), 1e-12);
+    // A 600 B budget: parts of one row (2 input rows, 448 B, and 112 B of output), plus the
+    // 16 B tap-offset table.
+    r = tile_layer_with(l, target(8, 600), 7);
+    EXPECT_TRUE(r.split_rows);
+    EXPECT_EQ(r.parts, 2u);
+    EXPECT_EQ(r.bytes_per_worker, 448u + 112u + 16u);
+    // avgpool has no word path: eight single channels.
+    l.kind = LayerKind::avgpool;
+    r = tile_layer_with(l, t, 7);
+    EXPECT_NEAR(r.cost.compute, 28 * per_pixel(0, 8), 1e-12);
+}
+
 // The write-back as worker.c does it: a channel split writes one short row per output pixel
 // (word stores when aligned and <= 16 B, else one DMA each), a row split one DMA per part.
 TEST(Tiling, EstimateCountsEveryWriteBack) {
@@ -265,7 +307,8 @@ void check_valid(const Layer& l, const LayerTiling& r, const TilingTarget& t) {
     ASSERT_LE(r.parts, t.max_parts);
     EXPECT_LE(r.bytes_per_worker, t.sram_budget_bytes);
     if (r.split_rows) {  // output rows: equal tiles without an idle worker, parts cover a tile
-        ASSERT_EQ(l.kind, LayerKind::conv2d);
+        ASSERT_TRUE(l.kind == LayerKind::conv2d || l.kind == LayerKind::maxpool ||
+                    l.kind == LayerKind::avgpool);
         const uint64_t rows = static_cast<uint64_t>(l.out_shape[2]);
         EXPECT_EQ(r.outputs, rows);
         EXPECT_GE(uint64_t{r.workers} * r.tile_n, rows);

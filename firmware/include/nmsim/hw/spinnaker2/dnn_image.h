@@ -43,7 +43,7 @@
 /* Worker flags (s2_dnn_worker_t.flags). */
 #define S2_DNN_FLAG_RELU 0x1u /* ReLU after requantisation */
 #define S2_DNN_FLAG_BIAS 0x2u /* bias_addr holds int32 biases */
-#define S2_DNN_FLAG_ROWS 0x4u /* conv2d split by output rows (all channels), see below */
+#define S2_DNN_FLAG_ROWS 0x4u /* conv2d or pool split by output rows (all channels), below */
 
 typedef struct {
     uint32_t magic;        /* S2_DNN_IMAGE_MAGIC */
@@ -97,7 +97,11 @@ typedef struct {
  *   output rows, the first rows_skip of them discarded) and writes the part's output rows,
  *   contiguous in the HWC map, back in one DMA.
  * maxpool/avgpool: channels n0..: input_addr/output_addr point at channel n0 of pixel 0 of the
- *   HWC maps (pixel strides in_c and out_c); m = out_h*out_w, k = ker_h*ker_w. */
+ *   HWC maps (pixel strides in_c and out_c); m = out_h*out_w, k = ker_h*ker_w.
+ * maxpool/avgpool with S2_DNN_FLAG_ROWS: output rows [row0, row0 + rows) with all channels, in
+ *   parts of part_rows rows; input_addr and output_addr are the HWC maps. Per part the worker
+ *   DMAs the input rows its windows read (s2_dnn_pool_rows below; at most input_size bytes),
+ *   computes the windows and writes the part's output rows back in one DMA. */
 typedef struct {
     uint32_t pe;                 /* global PE index */
     uint32_t worker;             /* index in the global worker list (time area) */
@@ -165,6 +169,26 @@ static inline int s2_dnn_conv_rows(uint32_t y0, uint32_t y1, uint32_t in_h, uint
     *h = end - first;
     *skip = y0 - first / stride;
     *out_rows = (*h + 2u * pad - ker_h) / stride + 1u;
+    return 1;
+}
+/* SRAM bytes of a pool worker's tap-offset table (one word per window element, 16-byte aligned);
+ * 0xFFFFFFF0 for a window too large for any SRAM (the compiler then finds no part that fits). */
+static inline uint32_t s2_dnn_pool_table_bytes(uint32_t ker_h, uint32_t ker_w) {
+    const uint64_t taps = (uint64_t)ker_h * ker_w;
+    return taps > 0x10000000u ? 0xFFFFFFF0u : (uint32_t)(4u * taps + 15u) & ~15u;
+}
+/* The input rows [*r0, *r0 + *h) that the windows of output rows [y0, y1) of a row-split pool read
+ * (S2_DNN_FLAG_ROWS): the map's rows that the windows overlap, padding rows left out. Returns 0 if
+ * the windows read no row of the map. */
+static inline int s2_dnn_pool_rows(uint32_t y0, uint32_t y1, uint32_t in_h, uint32_t ker_h,
+                                   uint32_t stride, uint32_t pad, uint32_t *r0, uint32_t *h) {
+    const int32_t lo = (int32_t)(y0 * stride) - (int32_t)pad;
+    const int32_t hi = (int32_t)((y1 - 1u) * stride + ker_h) - (int32_t)pad;
+    const uint32_t first = lo <= 0 ? 0u : (uint32_t)lo;
+    const uint32_t end = hi <= 0 ? 0u : (uint32_t)hi > in_h ? in_h : (uint32_t)hi;
+    if (y1 <= y0 || end <= first) return 0;
+    *r0 = first;
+    *h = end - first;
     return 1;
 }
 /* A worker's record of one layer, in its own PE's cycles: the interval and where it went
