@@ -79,13 +79,10 @@ void check_common(const MlaOp& op, const std::vector<int32_t>& a, const std::vec
     if (op.accumulate) check_values(c_old, result_bounds(op.out), "c_old");
 }
 
-// floor(x / 2^s) without relying on the behaviour of >> for negative numbers.
-int64_t floor_div_pow2(int64_t x, unsigned s) {
-    const int64_t d = int64_t{1} << s;
-    int64_t q = x / d;  // truncates toward zero
-    if (x % d != 0 && x < 0) q -= 1;
-    return q;
-}
+// floor(x / 2^s) without relying on the behaviour of >> for negative numbers (C++17 leaves it to
+// the implementation) and without a division: for x < 0, ~x = -x - 1 >= 0 and
+// floor(x / 2^s) = ~(~x >> s).
+int64_t floor_div_pow2(int64_t x, unsigned s) { return x >= 0 ? x >> s : ~(~x >> s); }
 
 // Requantisation of one accumulator value: round (half up on the MLA), ReLU, accumulate,
 // saturate.
@@ -138,11 +135,11 @@ size_t MlaOp::c_count() const {
 
 int64_t wrap_twos_complement(int64_t value, unsigned bits) {
     if (bits < 1 || bits > 63) require(false, "wrap width");  // no string per call
-    const int64_t modulus = int64_t{1} << bits;
-    int64_t r = value % modulus;  // in (-modulus, modulus)
-    if (r < 0) r += modulus;      // [0, modulus)
-    if (r >= modulus / 2) r -= modulus;
-    return r;
+    // The low `bits` bits (unsigned arithmetic is modulo 2^64), then sign-extended.
+    const uint64_t modulus = uint64_t{1} << bits;
+    const uint64_t r = static_cast<uint64_t>(value) & (modulus - 1);
+    return r >= modulus / 2 ? static_cast<int64_t>(r) - static_cast<int64_t>(modulus)
+                            : static_cast<int64_t>(r);
 }
 
 // Two's-complement wrap-around is arithmetic modulo 2^acc_bits, so wrapping after every

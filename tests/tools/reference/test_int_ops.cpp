@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -33,6 +34,41 @@ TEST(IntOpsRef, WrapTwosComplement) {
     EXPECT_EQ(wrap_twos_complement(536870912, 29), 0);           // 2^29
     EXPECT_EQ(wrap_twos_complement(-1, 8), -1);
     EXPECT_EQ(wrap_twos_complement(200, 8), -56);
+}
+
+// The shift-based wrap and rounding against their definitions (remainder and division), on
+// random values of every magnitude, both signs, and the edges of each width.
+TEST(IntOpsRef, WrapAndRoundingMatchTheirDefinitions) {
+    const auto wrap_def = [](int64_t v, unsigned bits) {
+        const int64_t m = int64_t{1} << bits;
+        int64_t r = v % m;
+        if (r < 0) r += m;
+        return r >= m / 2 ? r - m : r;
+    };
+    const auto floor_def = [](int64_t v, unsigned s) {
+        const int64_t d = int64_t{1} << s;
+        return v / d - (v % d != 0 && v < 0 ? 1 : 0);
+    };
+    std::mt19937_64 rng(9);
+    for (int i = 0; i < 200000; ++i) {
+        const unsigned mag = static_cast<unsigned>(rng() % 62);
+        int64_t v = static_cast<int64_t>(rng() >> (64 - mag - 1));
+        if (rng() & 1) v = -v;
+        const unsigned bits = 8 + static_cast<unsigned>(rng() % 41), shift = rng() % 32;
+        ASSERT_EQ(wrap_twos_complement(v, bits), wrap_def(v, bits)) << v << " " << bits;
+        const int64_t q = floor_def(v, shift), rem = v - q * (int64_t{1} << shift);
+        const int64_t half = shift ? int64_t{1} << (shift - 1) : 1;
+        const int64_t up = shift == 0 ? v : q + (rem >= half ? 1 : 0);
+        const int64_t even =
+            shift == 0 ? v : q + (rem > half || (rem == half && (q & 1) != 0) ? 1 : 0);
+        ASSERT_EQ(round_shift(v, shift, Rounding::half_up), up) << v << " " << shift;
+        ASSERT_EQ(round_shift(v, shift, Rounding::half_even), even) << v << " " << shift;
+    }
+    for (unsigned bits = 8; bits <= 48; ++bits) {
+        const int64_t m = int64_t{1} << bits;
+        for (const int64_t v : {m / 2 - 1, m / 2, -m / 2, -m / 2 - 1, m, -m, m - 1, -m + 1})
+            EXPECT_EQ(wrap_twos_complement(v, bits), wrap_def(v, bits)) << v << " " << bits;
+    }
 }
 
 TEST(IntOpsRef, RoundHalfUp) {
