@@ -664,6 +664,57 @@ TEST(AdexArray, LeapsGiveWhatSingleStepsGive) {
     for (size_t i = 0; i < v_step.size(); ++i) EXPECT_NEAR(v_leap[i], v_step[i], 1e-9) << i;
 }
 
+// The same on random arrays: per seed 16 LIF neurons with random time constants, thresholds
+// (some above the upper rail), offsets (some driving the neuron above threshold or into a rail),
+// refractory times and input trains, advanced 0.5 us at a time (leaps within) and step by step,
+// membranes compared at every 0.5 us.
+TEST(AdexArray, LeapsMatchSingleStepsOnRandomArrays) {
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+        auto run = [seed](bool in_one_go, std::vector<double>* v_end, uint64_t* leap_steps) {
+            AdexParams p;
+            p.noise_mV = 0;
+            AdexArray a(16, p, seed);
+            std::mt19937_64 rng(seed);
+            auto uni = [&rng](double lo, double hi) {
+                return lo + (hi - lo) * static_cast<double>(rng() >> 11) * 0x1.0p-53;
+            };
+            for (size_t i = 0; i < 16; ++i) {
+                NeuronConfig c = lif();
+                c.tau_mem = uni(1, 30);
+                c.tau_syn_exc = uni(0.5, 10);
+                c.tau_syn_inh = uni(0.5, 10);
+                c.v_leak = uni(100, 900);
+                c.v_reset = c.v_leak - uni(0, 50);
+                c.v_threshold = c.v_leak + (i % 5 == 0 ? 2000.0 : uni(5, 150));
+                c.i_offset = uni(-60, 60);
+                c.t_ref = i % 3 == 0 ? 0.0 : uni(0, 5);
+                a.configure(i, c);
+            }
+            for (int e = 0; e < 400; ++e)
+                a.add_input(rng() % 16, rng() % 3 == 0, uni(1, 63), rng() % (60 * kUs));
+            std::vector<std::pair<uint32_t, uint64_t>> spikes;
+            auto on_spike = [&](uint32_t i, uint64_t t) { spikes.emplace_back(i, t); };
+            for (uint64_t t = kDt; t <= 80 * kUs; t += kDt) {
+                if (!in_one_go || t % (kUs / 2) == 0) a.advance_to(t, on_spike);
+                if (t % (kUs / 2) == 0)
+                    for (size_t i = 0; i < 16; ++i) v_end->push_back(a.v(i));
+            }
+            *leap_steps = a.leap_steps();
+            return spikes;
+        };
+        std::vector<double> v_leap, v_step;
+        uint64_t leaps = 0, none = 0;
+        const auto s_leap = run(true, &v_leap, &leaps);
+        const auto s_step = run(false, &v_step, &none);
+        EXPECT_GT(leaps, 0u) << seed;
+        EXPECT_EQ(none, 0u);
+        EXPECT_EQ(s_leap, s_step) << seed;
+        ASSERT_EQ(v_leap.size(), v_step.size());
+        for (size_t i = 0; i < v_step.size(); ++i)
+            ASSERT_NEAR(v_leap[i], v_step[i], 1e-9) << seed << " sample " << i;
+    }
+}
+
 // quiet_steps: up to the next queued input while every neuron is bounded below its threshold;
 // one step when an input is due now, when a neuron could cross, or with the exponential term.
 TEST(AdexArray, QuietStepsReachTheNextInputOnlyWhileNoNeuronCanSpike) {
