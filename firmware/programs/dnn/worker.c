@@ -123,9 +123,19 @@ static void run_mla(s2_dnn_worker_time_t *t) {
     }
 }
 
+/* A row split's parts step by part_rows: 0 (a corrupt image; the compiler never writes it) would
+ * never end. */
+static void check_part_rows(void) {
+    if (cfg.part_rows == 0) {
+        fail_addr = cfg.row0;
+        fail(S2_DNN_ERR_LAYER, "row split with 0 rows per part (addr = first row)");
+    }
+}
+
 /* conv2d split by output rows (S2_DNN_FLAG_ROWS): the whole kernel once, then per part the input
  * rows it needs, one MLA operation, and its output rows (contiguous in the HWC map) in one DMA. */
 static void run_conv_rows(s2_dnn_worker_time_t *t) {
+    check_part_rows();
     const uint32_t n = cfg.n, in_row = cfg.in_w * cfg.in_c, out_row = cfg.out_w * n;
     const uint32_t a = alloc(cfg.input_size);
     const uint32_t b = alloc(cfg.k * n);
@@ -240,6 +250,7 @@ static void run_pool(s2_dnn_worker_time_t *t) {
  * read (all channels, s2_dnn_pool_rows) in one DMA, the window loop, and its output rows,
  * contiguous in the HWC map, in one DMA. */
 static void run_pool_rows(s2_dnn_worker_time_t *t) {
+    check_part_rows();
     const uint32_t c = cfg.in_c, in_row = cfg.in_w * c, out_row = cfg.out_w * c;
     const uint32_t a = alloc(cfg.input_size), o = alloc(cfg.part_rows * out_row);
     uint32_t *off = (uint32_t *)(uintptr_t)alloc(s2_dnn_pool_table_bytes(cfg.ker_h, cfg.ker_w));
