@@ -54,13 +54,18 @@ DramCtrl::DramCtrl(sc_core::sc_module_name name, const DramParams& params, trace
         ch.in_flight.reserve(m_params.queue_depth);
     }
     m_parts.resize(m_params.channels);
+    m_row = Divisor(m_params.row_bytes.n);
+    m_bank = Divisor(m_params.banks);
+    m_burst = Divisor(m_params.burst_bytes);
+    m_gran = Divisor(m_granule);
+    m_nch = Divisor(m_params.channels);
     tgt.register_b_transport(this, &DramCtrl::b_transport);
     tgt.register_transport_dbg(this, &DramCtrl::transport_dbg);
     if (m_sink) m_component = m_sink->component(this->name());
 }
 
 uint32_t DramCtrl::channel_of(uint64_t addr) const {
-    return static_cast<uint32_t>((addr / m_granule) % m_params.channels);
+    return static_cast<uint32_t>(m_nch.mod(m_gran.div(addr)));
 }
 
 void DramCtrl::reject(tlm::tlm_generic_payload& p, tlm::tlm_response_status st, const char* what) {
@@ -107,10 +112,10 @@ void DramCtrl::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& d
     for (auto& part : m_parts) part = Part{};
     const uint64_t g = m_granule, nch = m_params.channels;
     for (uint64_t a = addr, end = addr + len; a < end;) {
-        const uint64_t chunk = a / g, off = a % g;
+        const uint64_t chunk = m_gran.div(a), off = m_gran.mod(a);
         const uint64_t n = std::min(g - off, end - a);
-        Part& part = m_parts[chunk % nch];
-        if (!part.used) part = Part{(chunk / nch) * g + off, 0, true};
+        Part& part = m_parts[m_nch.mod(chunk)];
+        if (!part.used) part = Part{m_nch.div(chunk) * g + off, 0, true};
         part.len += n;
         a += n;
     }
@@ -141,13 +146,11 @@ uint64_t DramCtrl::serve(uint32_t c, const Part& part, bool read, uint64_t t_arr
     st.queue_wait_ps += accept - t_arrive;
 
     // Row buffers: walk the rows the part touches; the first one sets the latency.
-    const uint64_t row_bytes = p.row_bytes.n;
     uint64_t row_term = 0;
-    const uint64_t first_r = part.local / row_bytes,
-                   last_r = (part.local + part.len - 1) / row_bytes;
+    const uint64_t first_r = m_row.div(part.local), last_r = m_row.div(part.local + part.len - 1);
     for (uint64_t r = first_r; r <= last_r; ++r) {
-        int64_t& open = ch.open_row[r % p.banks];
-        const int64_t row = static_cast<int64_t>(r / p.banks);
+        int64_t& open = ch.open_row[m_bank.mod(r)];
+        const int64_t row = static_cast<int64_t>(m_bank.div(r));
         uint64_t term = 0;
         if (open == row) {
             ++st.row_hits;
@@ -165,10 +168,14 @@ uint64_t DramCtrl::serve(uint32_t c, const Part& part, bool read, uint64_t t_arr
     const uint64_t lat =
         static_cast<uint64_t>(p.t_ctrl.ps + (read ? p.t_rl.ps : p.t_wl.ps)) + row_term;
 
-    const uint64_t bb = p.burst_bytes;
-    const uint64_t bursts = (part.local + part.len - 1) / bb - part.local / bb + 1;
-    const uint64_t xfer = static_cast<uint64_t>(std::llround(
-        static_cast<double>(bursts * bb) * 1e12 / (p.bandwidth.bytes_per_s * p.efficiency)));
+    const uint64_t bursts = m_burst.div(part.local + part.len - 1) - m_burst.div(part.local) + 1;
+    if (bursts != m_xfer_bursts) {  // requests come in runs of one size (DMA bursts)
+        m_xfer_bursts = bursts;
+        m_xfer_ps =
+            static_cast<uint64_t>(std::llround(static_cast<double>(bursts * p.burst_bytes) * 1e12 /
+                                               (p.bandwidth.bytes_per_s * p.efficiency)));
+    }
+    const uint64_t xfer = m_xfer_ps;
 
     const uint64_t start = std::max(accept + lat, ch.busy_until_ps);
     const uint64_t done = start + xfer;

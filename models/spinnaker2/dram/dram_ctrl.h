@@ -166,7 +166,8 @@ private:
         }
         void push_back(uint64_t t) {
             if (m_n == m_t.size()) grow();  // not reached: serve() keeps at most queue_depth
-            m_t[(m_head + m_n) % m_t.size()] = t;
+            const size_t i = m_head + m_n;  // < 2 * size
+            m_t[i >= m_t.size() ? i - m_t.size() : i] = t;
             ++m_n;
         }
         void grow() {
@@ -186,6 +187,19 @@ private:
         std::vector<int64_t> open_row;   // per bank, -1 = closed
         ChannelStats stats;
     };
+    // Division by a size fixed at construction (rows, banks, bursts, interleave, channels): a
+    // shift and a mask when it is a power of two, as all the defaults are; a division otherwise.
+    struct Divisor {
+        uint64_t d = 1;
+        unsigned shift = 0;
+        bool pow2 = true;
+        Divisor() = default;
+        explicit Divisor(uint64_t v) : d(v), pow2(v != 0 && (v & (v - 1)) == 0) {
+            while (pow2 && (uint64_t{1} << shift) < v) ++shift;
+        }
+        uint64_t div(uint64_t x) const { return pow2 ? x >> shift : x / d; }
+        uint64_t mod(uint64_t x) const { return pow2 ? x & (d - 1) : x % d; }
+    };
     // The bytes of one request on one channel: channel-local [local, local + len).
     struct Part {
         uint64_t local = 0, len = 0;
@@ -197,6 +211,8 @@ private:
     void reject(tlm::tlm_generic_payload& p, tlm::tlm_response_status st, const char* what);
     // Serves one part on channel c; returns its completion time.
     uint64_t serve(uint32_t c, const Part& part, bool read, uint64_t t_arrive_ps);
+    Divisor m_row, m_bank, m_burst, m_gran, m_nch;
+    uint64_t m_xfer_bursts = 0, m_xfer_ps = 0;  // serve(): transfer time of the last burst count
 
     DramParams m_params;
     SparseMemory m_store;

@@ -290,6 +290,7 @@ TEST_F(DramTest, LatencyAndEfficiencyParametersMoveTheTimes) {
         {"efficiency 0.5", [](DramParams& p) { p.efficiency = 0.5; }, 76.25, 57.5},
         {"bandwidth 1.6GB/s", [](DramParams& p) { p.bandwidth = Bandwidth{1.6e9}; }, 76.25, 57.5},
         {"burst 64B", [](DramParams& p) { p.burst_bytes = 64; }, 76.25, 57.5},
+        {"burst 48B (not a power of two)", [](DramParams& p) { p.burst_bytes = 48; }, 71.25, 52.5},
     };
     for (const Case& c : cases) {
         nmsim::test::fresh_systemc();
