@@ -353,6 +353,18 @@ NMSIM_INLINE void adex_step(V uo, V wo, V eo, V io, V j0, V nz, V i_off, V inv_d
     dmax = vmax(vmax(vabs(dh), vabs(d1)), vabs(dh2));
 }
 
+// The largest (smallest) of `start` and a vector's N lanes, lane by lane in order.
+template <int N, class V>
+NMSIM_INLINE double lane_max(V v, double start) {
+    for (int l = 0; l < N; ++l) start = std::max(start, v[l]);
+    return start;
+}
+template <int N, class V>
+NMSIM_INLINE double lane_min(V v, double start) {
+    for (int l = 0; l < N; ++l) start = std::min(start, v[l]);
+    return start;
+}
+
 // Stores a block of N lanes' flag scores (>= 0: set): [k] recompute exactly, [s + k] spike, and
 // the largest of both per block of 8 lanes at [2 s + k / 8] (the scalar pass skips quiet blocks);
 // `any` collects the largest score of the whole pass.
@@ -361,8 +373,7 @@ NMSIM_INLINE void store_flags(double* flag, size_t s, size_t k, V sx, V ss, V& a
     st(flag + k, sx);
     st(flag + s + k, ss);
     const V sm = vmax(sx, ss);
-    double bm = sm[0];
-    for (int l = 1; l < N; ++l) bm = std::max(bm, sm[l]);
+    const double bm = lane_max<N>(sm, sm[0]);
     double& blk = flag[2 * s + k / 8];
     blk = k % 8 == 0 ? bm : std::max(blk, bm);
     any = vmax(any, sm);
@@ -434,9 +445,7 @@ NMSIM_INLINE double step_kernel_body(double* pk, double* flag, size_t s, size_t 
         const V sx = held ? minus_one : sx_free, ss = held ? minus_one : ss_free;
         store_flags<N>(flag, s, k, sx, ss, any);
     }
-    double r = -1.0;
-    for (int l = 0; l < N; ++l) r = std::max(r, any[l]);
-    return r;
+    return lane_max<N>(any, -1.0);
 }
 
 // The step of an array whose neurons are all linear (no exponential term, no adaptation; what
@@ -481,9 +490,7 @@ NMSIM_INLINE double linear_kernel_body(double* pk, double* flag, size_t s, size_
         const V ss = held ? minus_one : ss_free;
         store_flags<N>(flag, s, k, minus_one, ss, any);
     }
-    double r = -1.0;
-    for (int l = 0; l < N; ++l) r = std::max(r, any[l]);
-    return r;
+    return lane_max<N>(any, -1.0);
 }
 
 // The leap horizon (AdexArray::horizon) over all lanes, vectorised: the fewest steps any lane
@@ -519,13 +526,9 @@ NMSIM_INLINE double horizon_body(const double* pk, size_t s, size_t n, bool skip
         fewest = vmin(fewest, skip_held ? (held ? inf : steps) : steps);
         hold = vmin(hold, held ? rf : inf);
     }
-    double w = std::numeric_limits<double>::infinity(), h = w;
-    for (int l = 0; l < N; ++l) {
-        w = std::min(w, fewest[l]);
-        h = std::min(h, hold[l]);
-    }
-    if (skip_held) *held_min = std::min(*held_min, h);
-    return w;
+    const double none = std::numeric_limits<double>::infinity();
+    if (skip_held) *held_min = std::min(*held_min, lane_min<N>(hold, none));
+    return lane_min<N>(fewest, none);
 }
 
 // One leap of k steps for all lanes (AdexArray::try_leap): `co` is the level's coefficients.
@@ -875,12 +878,15 @@ uint64_t AdexArray::input_step(uint64_t t_ps) {
     return std::max(m_last_input_step, m_step);
 }
 
+// The ring slot of `step` (< m_step + kRing), marked as holding events for free_steps.
+std::vector<AdexArray::Event>& AdexArray::ring_slot(uint64_t step) {
+    const uint64_t slot = step % kRing;
+    m_ring_busy[slot / 64] |= uint64_t{1} << (slot % 64);
+    return m_ring[slot];
+}
+
 std::vector<AdexArray::Event>& AdexArray::input_slot(uint64_t step) {
-    if (step - m_step < kRing) {
-        const uint64_t slot = step % kRing;
-        m_ring_busy[slot / 64] |= uint64_t{1} << (slot % 64);
-        return m_ring[slot];
-    }
+    if (step - m_step < kRing) return ring_slot(step);
     m_far_min = std::min(m_far_min, step);
     return m_far;
 }
@@ -920,9 +926,7 @@ void AdexArray::apply_events(uint64_t step) {
         for (size_t k = 0; k < m_far.size(); ++k) {
             const Event& ev = m_far[k];
             if (ev.step < step + kRing) {
-                const uint64_t slot = std::max(ev.step, step) % kRing;
-                m_ring_busy[slot / 64] |= uint64_t{1} << (slot % 64);
-                m_ring[slot].push_back(ev);
+                ring_slot(std::max(ev.step, step)).push_back(ev);
             } else {
                 next_min = std::min(next_min, ev.step);
                 m_far[keep++] = ev;

@@ -191,6 +191,7 @@ private:
     uint64_t m_last_input_ps = UINT64_MAX, m_last_input_step = 0;  // add_input's last time
     uint64_t input_step(uint64_t t_ps);             // the step an input at t_ps is applied at
     std::vector<Event>& input_slot(uint64_t step);  // where inputs for that step are queued
+    std::vector<Event>& ring_slot(uint64_t step);
 
     // Enabled neurons are packed (ascending index order) into a structure of arrays: field f of
     // packed neuron k at m_pk[f * m_stride + k], m_stride a multiple of 8 plus 8 (padding lanes
