@@ -360,16 +360,12 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
                 const bool conv = l.kind == LayerKind::conv2d;
                 for (uint64_t y0 = row0; y0 < end; y0 += t.part_n) {
                     const uint64_t y1 = std::min<uint64_t>(end, y0 + t.part_n);
-                    const auto u0 = static_cast<uint32_t>(y0), u1 = static_cast<uint32_t>(y1);
-                    uint32_t r0 = 0, h = 0, skip = 0, rows = u1 - u0;
-                    if (conv ? !s2_dnn_conv_rows(u0, u1, p.in_h, c.ker_h, c.stride, c.pad, &r0, &h,
-                                                 &skip, &rows) ||
-                                   skip + (y1 - y0) > rows
-                             : !s2_dnn_pool_rows(u0, u1, p.in_h, c.ker_h, c.stride, c.pad, &r0, &h))
+                    const RowPart rp = row_part(l, y0, y1);
+                    if (!rp.ok)
                         fail(graph, what + ": output rows " + std::to_string(y0) + ".." +
                                         std::to_string(y1 - 1) + " read no input row");
-                    in_max = std::max<uint64_t>(in_max, h * in_row);
-                    out_max = std::max<uint64_t>(out_max, rows);
+                    in_max = std::max<uint64_t>(in_max, rp.h * in_row);
+                    out_max = std::max<uint64_t>(out_max, rp.out_rows);
                 }
                 c.n = p.out_c;
                 c.n0 = 0;
@@ -436,7 +432,7 @@ DramImage build_image(const Graph& graph, const std::vector<LayerTiling>& tiling
                 c.output_row_stride = p.k;
             } else if (is_window(l.kind)) {  // pools: channel n0 of pixel 0
                 c.input_addr = static_cast<uint32_t>(a.addr + n0);
-                c.input_size = c.n_valid == 0 ? 0 : (p.in_h * p.in_w - 1) * p.in_c + c.n_valid;
+                c.input_size = static_cast<uint32_t>(pool_region_bytes(l, c.n_valid));
                 c.output_addr = static_cast<uint32_t>(y.addr + n0);
                 c.output_row_stride = p.out_c;
             } else {  // add

@@ -86,8 +86,12 @@ struct PartBytes {
     uint64_t total() const { return weights + bias + input + output + table; }
 };
 
+bool is_pool(const Layer& l) {
+    return l.kind == LayerKind::maxpool || l.kind == LayerKind::avgpool;
+}
+
 uint64_t pool_table_bytes(const Layer& l) {
-    if (l.kind != LayerKind::maxpool && l.kind != LayerKind::avgpool) return 0;
+    if (!is_pool(l)) return 0;
     return s2_dnn_pool_table_bytes(static_cast<uint32_t>(l.window.kernel_h),
                                    static_cast<uint32_t>(l.window.kernel_w));
 }
@@ -98,12 +102,9 @@ PartBytes part_bytes(const Work& w, uint64_t n, const Layer& l, uint32_t align) 
         b.weights = round_up(w.k * n, align);
         if (l.bias) b.bias = round_up(4 * n, align);
         b.input = round_up(w.in_bytes, align);
-    } else if (b.table = pool_table_bytes(l); b.table > 0 && l.in_shapes.at(0).size() == 4) {
-        // worker.c run_pool: the strided region from channel n0 of the first pixel to channel
-        // n0 + n of the last, the other workers' channels in between included.
-        const Shape& is = l.in_shapes[0];
-        b.input = round_up(
-            static_cast<uint64_t>(is[2] * is[3] - 1) * static_cast<uint64_t>(is[1]) + n, align);
+    } else if (is_pool(l) && l.in_shapes.at(0).size() == 4) {
+        b.input = round_up(pool_region_bytes(l, n), align);
+        b.table = pool_table_bytes(l);
     } else {
         for (uint64_t e : w.in_elems) b.input += round_up(ceil_div(e * n, w.units), align);
     }
@@ -123,7 +124,7 @@ struct MapRows {
 MapRows map_rows(const Layer& l) {
     MapRows c;
     const Window& win = l.window;
-    const bool pool = l.kind == LayerKind::maxpool || l.kind == LayerKind::avgpool;
+    const bool pool = is_pool(l);
     if ((l.kind != LayerKind::conv2d || !l.weights) && !pool) return c;
     if (l.in_shapes.size() != 1 || l.in_shapes[0].size() != 4 || l.out_shape.size() != 4 ||
         win.stride_h != win.stride_w || win.pad_top != win.pad_left ||
@@ -145,13 +146,6 @@ MapRows map_rows(const Layer& l) {
     c.pad = static_cast<uint32_t>(win.pad_top);
     return c;
 }
-
-// One row part as the firmware runs it (s2_dnn_conv_rows, s2_dnn_pool_rows): a pool computes
-// exactly the part's rows.
-struct RowPart {
-    bool ok = false;
-    uint32_t r0 = 0, h = 0, skip = 0, out_rows = 0;
-};
 
 RowPart row_part(const MapRows& c, uint64_t y0, uint64_t y1) {
     RowPart p;
@@ -183,6 +177,18 @@ double pool_cycles(const TilingTarget& x, const Layer& l, uint64_t rows, uint64_
 }
 
 }  // namespace
+
+RowPart row_part(const Layer& l, uint64_t y0, uint64_t y1) {
+    const MapRows c = map_rows(l);
+    return c.ok ? row_part(c, y0, y1) : RowPart{};
+}
+
+uint64_t pool_region_bytes(const Layer& l, uint64_t channels) {
+    if (channels == 0) return 0;
+    const Shape& is = l.in_shapes.at(0);
+    const auto pixels = static_cast<uint64_t>(is.at(2) * is.at(3));
+    return (pixels - 1) * static_cast<uint64_t>(is.at(1)) + channels;
+}
 
 uint64_t mla_gemm_cycles(uint64_t m, uint64_t k, uint64_t n, const TilingTarget& t) {
     const uint64_t r = t.mla_rows, c = t.mla_cols, f = t.mla_fetch_bytes_per_cycle,
@@ -490,10 +496,7 @@ LayerCost estimate(const Layer& l, const LayerTiling& t, const TilingTarget& x) 
                 }
                 case LayerKind::maxpool:
                 case LayerKind::avgpool: {
-                    const uint64_t in_c = static_cast<uint64_t>(l.in_shapes.at(0).at(1));
-                    const uint64_t in_px =
-                        static_cast<uint64_t>(l.in_shapes[0].at(2) * l.in_shapes[0].at(3));
-                    c.dma_in = dma((in_px - 1) * in_c + valid);
+                    c.dma_in = dma(pool_region_bytes(l, valid));
                     c.dma_transfers = 1;
                     c.compute = pool_cycles(x, l, 1, pixels, valid) * cyc;
                     add_out(store_rows(valid, n0, n, pixels, valid));

@@ -105,6 +105,21 @@ struct LayerTiling {
     std::string why;
 };
 
+// One part [y0, y1) of a conv2d or pool split by output rows, as the worker firmware runs it
+// (s2_dnn_conv_rows, s2_dnn_pool_rows): input rows [r0, r0 + h); a conv2d computes out_rows rows
+// of which [skip, skip + y1 - y0) are the part's, a pool exactly the part's rows. ok is false
+// when the layer cannot be split by rows or the part reads no input row.
+struct RowPart {
+    bool ok = false;
+    uint32_t r0 = 0, h = 0, skip = 0, out_rows = 0;
+};
+RowPart row_part(const Layer& layer, uint64_t y0, uint64_t y1);
+
+// Bytes a channel-split pool worker reads (worker.c run_pool): the strided region from its
+// first channel of the first pixel to its last of the last pixel, the other workers' channels in
+// between included; 0 for no channels.
+uint64_t pool_region_bytes(const Layer& layer, uint64_t channels);
+
 // MLA cycles of one GEMM (M rows, K depth, N columns; int8 operands and output, with bias), as
 // documented in models/spinnaker2/mla/mla.h.
 uint64_t mla_gemm_cycles(uint64_t m, uint64_t k, uint64_t n, const TilingTarget& t);
